@@ -1,0 +1,36 @@
+# Two commands on a fresh machine with Python 3.11+, pip and make:
+#   make demo   creates .venv, installs the package, runs the demo
+#   make test   installs the dev extras and runs the whole test suite
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test install dev bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml setup.cfg | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml setup.cfg | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+install: $(VENV)/.installed
+
+dev: $(VENV)/.installed-dev
+
+demo: install
+	$(BIN)/python -m skfair_manifold demo
+
+test: dev
+	$(BIN)/python -m pytest
+
+bench: dev
+	$(BIN)/python benchmarks/bench_distances.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis

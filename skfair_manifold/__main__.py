@@ -1,0 +1,8 @@
+"""``python -m skfair_manifold``: the command line."""
+
+import sys
+
+from skfair_manifold._cli import main
+
+if __name__ == "__main__":  # pragma: no cover - exercised through subprocess tests
+    sys.exit(main())
