@@ -16,11 +16,13 @@ sentinel; invalid input raises.
 from ._common import UndefinedFairnessWarning
 from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
 from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._risk import discriminative_risk
 
 __all__ = [
     "LOG10_FACTOR",
     "UndefinedFairnessWarning",
     "demographic_parity",
+    "discriminative_risk",
     "equal_opportunity",
     "hfm_avg",
     "hfm_max",

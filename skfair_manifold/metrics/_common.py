@@ -155,11 +155,59 @@ def encode_sensitive(sensitive_features, n_samples):
     return codes, list(range(cols.shape[1])), groups
 
 
-def check_aggregate(aggregate):
-    if aggregate not in ("max", "mean"):
-        raise ValueError(f"aggregate must be 'max' or 'mean'; got {aggregate!r}.")
-    return aggregate
-
-
 def is_int(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+MSG_COLUMN_MISSING = (
+    "sensitive column {col!r} is not in X ({where}). Give DataFrame column names or "
+    "integer positions."
+)
+
+
+def resolve_columns(X, sensitive):
+    """Positions and names of the sensitive columns of ``X``.
+
+    ``sensitive`` is one column or a list: DataFrame column names, or integer
+    positions (for a DataFrame, an integer that is not a column name is a
+    position).
+    """
+    cols = list(sensitive) if isinstance(sensitive, (list, tuple, np.ndarray)) else [sensitive]
+    if not cols:
+        raise ValueError("sensitive is empty: name at least one column of X.")
+    if _is_dataframe(X):
+        columns = list(X.columns)
+        positions = []
+        for col in cols:
+            if col in columns:
+                positions.append(columns.index(col))
+            elif is_int(col) and -len(columns) <= col < len(columns):
+                positions.append(col % len(columns))
+            else:
+                raise ValueError(MSG_COLUMN_MISSING.format(
+                    col=col, where=f"columns {columns[:10]!r}{'...' if len(columns) > 10 else ''}"))
+        names = [columns[p] for p in positions]
+    else:
+        n_cols = np.shape(X)[1] if np.ndim(X) == 2 else 0
+        positions = []
+        for col in cols:
+            if not (is_int(col) and -n_cols <= col < n_cols):
+                raise ValueError(MSG_COLUMN_MISSING.format(
+                    col=col, where=f"an array with {n_cols} columns"))
+            positions.append(int(col) % n_cols)
+        names = list(positions)
+    if len(set(positions)) != len(positions):
+        raise ValueError(f"sensitive names a column twice: {cols!r}.")
+    return positions, names
+
+
+def split_columns(X, positions, *, drop):
+    """``(A, X_rest)``: the sensitive columns, and ``X`` without them when ``drop``."""
+    if _is_dataframe(X):
+        A = X.iloc[:, positions]
+        rest = X.drop(columns=X.columns[positions]) if drop else X
+        return A, rest
+    X = np.asarray(X)
+    A = X[:, positions]
+    rest = np.delete(X, positions, axis=1) if drop else X
+    return A, rest
