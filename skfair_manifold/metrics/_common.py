@@ -128,31 +128,64 @@ def _show(values, limit=8):
 def encode_sensitive(sensitive_features, n_samples):
     """Group codes per attribute: ``(codes, names, groups)`` as in ``check_sensitive``.
 
-    Integer columns with a small range are encoded in O(n) by bincount (the
-    group metrics must handle 1e6 rows in well under a second); every other
-    column goes through the shared check, with its messages.
+    Fast paths, O(n) or a hash, for what the group metrics meet at 1e6 rows:
+    small-range integer columns (bincount) and pandas columns (``pd.factorize``,
+    which is some 10x faster than sorting Python strings). Anything else, and
+    every error, goes through the shared check with its messages.
     """
-    arr = None if (_is_dataframe(sensitive_features)
-                   or hasattr(sensitive_features, "to_numpy")) else np.asarray(sensitive_features)
-    if arr is None or arr.dtype.kind not in "biu" or arr.ndim not in (1, 2):
-        return check_sensitive(sensitive_features, n_samples, name="sensitive_features")
-    cols = arr[:, None] if arr.ndim == 1 else arr
-    if cols.shape[0] != n_samples or cols.shape[1] == 0 or not _small_int_range(cols):
-        return check_sensitive(sensitive_features, n_samples, name="sensitive_features")
+    fallback = (sensitive_features, n_samples)
+    if _is_dataframe(sensitive_features) or hasattr(sensitive_features, "to_numpy"):
+        frame = sensitive_features
+        series = ([frame.iloc[:, k] for k in range(frame.shape[1])] if _is_dataframe(frame)
+                  else [frame])
+        names = (list(frame.columns) if _is_dataframe(frame)
+                 else [frame.name if frame.name is not None else 0])
+        columns = [s.to_numpy() if s.dtype.kind in "biu" else s for s in series]
+    else:
+        arr = np.asarray(sensitive_features)
+        if arr.ndim not in (1, 2) or arr.dtype.kind not in "biu":
+            return check_sensitive(*fallback, name="sensitive_features")
+        cols = arr[:, None] if arr.ndim == 1 else arr
+        names = list(range(cols.shape[1]))
+        columns = [cols[:, k] for k in range(cols.shape[1])]
+    if not columns or any(len(c) != n_samples for c in columns):
+        return check_sensitive(*fallback, name="sensitive_features")
     codes, groups = [], []
-    for k in range(cols.shape[1]):
-        col = cols[:, k]
+    for col in columns:
+        encoded = _encode_column(col)
+        if encoded is None:
+            return check_sensitive(*fallback, name="sensitive_features")
+        codes.append(encoded[0])
+        groups.append(encoded[1])
+    return codes, names, groups
+
+
+def _encode_column(col):
+    """``(codes, sorted values)``, or None to defer to the shared check."""
+    if isinstance(col, np.ndarray):
+        if not _small_int_range(col):
+            return None
         lo = int(col.min())
         shifted = (col - lo).astype(np.intp, copy=False)
         counts = np.bincount(shifted)
         present = np.flatnonzero(counts)
-        if present.shape[0] < 2:  # let the shared check raise its message
-            return check_sensitive(sensitive_features, n_samples, name="sensitive_features")
         lookup = np.zeros(counts.shape[0], dtype=np.intp)
         lookup[present] = np.arange(present.shape[0])
-        codes.append(lookup[shifted])
-        groups.append((present + lo).astype(col.dtype, copy=False))
-    return codes, list(range(cols.shape[1])), groups
+        codes, values = lookup[shifted], (present + lo).astype(col.dtype, copy=False)
+    else:  # a pandas Series
+        import pandas as pd
+
+        try:
+            codes, values = pd.factorize(col, sort=True)
+        except TypeError:  # unorderable mix: the shared check explains
+            return None
+        values = np.asarray(values)
+        if codes.size and codes.min() < 0:  # missing values
+            return None
+        codes = codes.astype(np.intp, copy=False)
+    if values.shape[0] < 2:
+        return None
+    return codes, values
 
 
 def is_int(value):

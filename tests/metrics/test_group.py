@@ -170,3 +170,23 @@ def test_bad_input(metric):
         metric([0, 1, 1], [1, 1, 0], sensitive_features=[0.0, np.nan, 1.0])
     with pytest.raises(ValueError, match="non-negative"):
         metric([0, 1], [1, 1], sensitive_features=[0, 1], sample_weight=[1, -1])
+
+
+@pytest.mark.parametrize("kind", ["int", "negative", "float", "str", "frame", "series"])
+def test_fast_encoding_equals_the_shared_check(kind):
+    from skfair_manifold._validation import check_sensitive
+    from skfair_manifold.metrics._common import encode_sensitive
+
+    rng = np.random.default_rng(0)
+    A = rng.integers(0, 6, (300, 2))
+    value = {"int": A, "negative": A * 7 - 20, "float": A / 2.0,
+             "str": np.array(list("abcdef"))[A],
+             "frame": pd.DataFrame({"s": np.array(list("abcdef"))[A[:, 0]],
+                                    "c": pd.Categorical(A[:, 1]), "i": A[:, 0] - 3}),
+             "series": pd.Series(np.array(list("abcdef"))[A[:, 0]], name="race")}[kind]
+    fast, shared = encode_sensitive(value, 300), check_sensitive(value, 300)
+    assert fast[1] == shared[1]
+    for a, b in zip(fast[0], shared[0]):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(fast[2], shared[2]):
+        assert list(a) == list(b)
