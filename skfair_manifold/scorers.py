@@ -278,14 +278,15 @@ def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, **metric
     Examples
     --------
     >>> import pandas as pd
-    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.tree import DecisionTreeClassifier
     >>> from skfair_manifold.scorers import make_hfm_scorer
     >>> X = pd.DataFrame({"x": [0.0, 0.1, 0.3, 0.6, 0.8, 1.0], "sex": [0, 1, 0, 1, 0, 1]})
     >>> y = [0, 0, 0, 1, 1, 1]
-    >>> clf = LogisticRegression().fit(X, y)
+    >>> # a model that learnt a biased labelling: row 1 (sex 1) gets a 1
+    >>> clf = DecisionTreeClassifier().fit(X, [0, 1, 0, 1, 1, 1])
     >>> scorer = make_hfm_scorer("max", sensitive="sex", method="exact")
-    >>> round(scorer(clf, X, y), 4)
-    -0.0
+    >>> round(scorer(clf, X, y), 4)  # -hfm_max: the model pushed the groups apart
+    -1.629
     """
     metric_kwargs.setdefault("random_state", 0)
     _check_kwargs(_METRICS[f"hfm_{kind}"], metric_kwargs,
