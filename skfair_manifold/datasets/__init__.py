@@ -11,7 +11,11 @@ Scaling and one-hot encoding are left to :func:`make_paper_preprocessor`, a
 """
 
 from ._base import get_data_home, make_paper_preprocessor
+from ._adult import load_adult
+from ._compas import load_compas
 from ._dutch import load_dutch_census
+from ._german import load_german_credit
+from ._ricci import load_ricci
 
 # --- generators (owned by the userside engineer) -----------------------------
 # `make_biased_decisions` lives in `._generators`; export it here, e.g.
@@ -21,6 +25,10 @@ from ._dutch import load_dutch_census
 
 __all__ = [
     "get_data_home",
+    "load_adult",
+    "load_compas",
     "load_dutch_census",
+    "load_german_credit",
+    "load_ricci",
     "make_paper_preprocessor",
 ]

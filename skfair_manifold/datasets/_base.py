@@ -194,7 +194,9 @@ def make_paper_preprocessor(
     Parameters
     ----------
     numerical_features : list of str
-        Columns scaled by ``MinMaxScaler`` (fitted range mapped to [0, 1]).
+        Columns scaled by ``MinMaxScaler``: the range seen in fit is mapped to
+        [0, 1] (not clipped: rows transformed later may fall outside, as in
+        the paper's code).
     categorical_features : list of str
         Columns one-hot encoded by ``OneHotEncoder`` (dense output, one column
         per category seen in the training data, unseen categories ignored).
