@@ -14,6 +14,11 @@ Two ways to give the scorer the sensitive attributes of the rows it scores:
                     refit="acc").fit(X, y, sensitive_features=A)
        cross_validate(est, X, y, scoring=hfm_avg_scorer, params={"sensitive_features": A})
 
+   Without routing, scikit-learn hands ``fit(X, y, sensitive_features=A)`` to the
+   estimator's own ``fit``, which fails with "unexpected keyword argument
+   'sensitive_features'" before any scorer runs: enable routing first. A scorer
+   that receives no ``sensitive_features`` raises a message that lists both ways.
+
 2. Sensitive columns kept inside ``X``: ``make_hfm_scorer(sensitive=["sex", "race"])``
    (or any ``make_*_scorer(sensitive=...)``) takes them from ``X`` itself and needs
    no routing at all. For HFM they are dropped from the features of the
