@@ -34,6 +34,8 @@ def refit_rule(measure):
     def rule(cv_results):
         fair = np.asarray(cv_results[f"mean_test_{measure}"], float)  # negated: higher fairer
         acc = np.asarray(cv_results["mean_test_accuracy"], float)
+        if np.isnan(fair).all():  # undefined on every candidate: accuracy alone
+            return int(np.argmax(acc))
         ok = ~np.isnan(fair) & (fair >= np.nanmedian(fair))
         return int(np.flatnonzero(ok)[np.argmax(acc[ok])])
     return rule
@@ -106,7 +108,9 @@ def main(argv=None):
         for m in MEASURES:
             k = refit_rule(m)(res)
             rows.append([name, m, str(res["params"][k]), f"{100 * res['mean_test_accuracy'][k]:.2f}",
-                         f"{100 * res['mean_test_f1'][k]:.2f}", f"{-res[f'mean_test_{m}'][k]:.4f}",
+                         f"{100 * res['mean_test_f1'][k]:.2f}", f"{-res[f'mean_test_{m}'][k]:.4f}"
+                         + (" (undefined on every candidate)"
+                            if np.isnan(res[f"mean_test_{m}"]).all() else ""),
                          "yes (refit)" if (m == "hfm_avg" and k == search.best_index_) else ""])
     elapsed = time.perf_counter() - start
     text = "\n\n".join([
