@@ -264,6 +264,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.decision_name_ = decision_name if isinstance(decision_name, str) else "y"
         X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
         n, p = X.shape
+        if not dtype_kinds and X.dtype.kind not in "iuf":  # a bool or object array
+            dtype_kinds = {j: "nominal" for j in range(p)}
         columns = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") \
             else list(range(p))
         self._columns = columns
@@ -574,11 +576,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
 
 def _dtype_kinds(X):
-    """Nominal columns by dtype: bool, object, string and categorical are nominal."""
+    """Nominal columns of a DataFrame by dtype: bool, object, string, categorical."""
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
-        dtypes = [getattr(X, "dtype", np.dtype("f8"))] * (np.shape(X)[1] if np.ndim(X) == 2
-                                                         else 0)
+        return {}
     return {j: "nominal" for j, dt in enumerate(dtypes)
             if getattr(dt, "kind", "O") not in "iuf"}
 

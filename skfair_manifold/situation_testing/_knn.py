@@ -63,7 +63,7 @@ def onehot(V, domains):
     ``i`` and value ``v`` of attribute ``k`` (rounded afterwards).
     """
     sizes = [d.shape[0] for d in domains]
-    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    offsets = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
     H = np.zeros((V.shape[0], offsets[-1]))
     rows = np.arange(V.shape[0])
     for k, dom in enumerate(domains):
