@@ -15,7 +15,7 @@ from sklearn.utils.validation import (
 )
 
 from ._cbn import CBNSelector
-from ._knn import KNNSelector
+from ._knn import KNNSelector, knn_profile_distances
 from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
@@ -301,8 +301,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         last_row = np.zeros(uniq.shape[0], dtype=np.intp)
         last_row[unit] = np.arange(n)  # the last write wins: the highest row of each unit
         self._unit_last_row = last_row
-        self._unit_rows = None
+        self._unit_of_row = unit
         self._y_fit = np.asarray(y)
+        self._Z_fit = Z
         self._positive_fit = positive
 
         others = [j for j in range(p) if j != self.protected_index_]
@@ -400,6 +401,35 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             names.append("diff_lower")
         return np.asarray(names, dtype=object)
 
+    def pairwise(self, X, Y=None):
+        """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).
+
+        For ``method="cbn"`` the distance is measured from each row of ``X``
+        (the target, whose profile fixes the causal effects: the distance is
+        not symmetric) to each row of ``Y``, on ``q_`` only. For
+        ``method="knn"`` it is the mean per-attribute distance over all
+        non-protected columns.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples_X, n_features)
+        Y : {array-like, DataFrame} of shape (n_samples_Y, n_features), default=None
+            None: the fitted records.
+
+        Returns
+        -------
+        D : ndarray of shape (n_samples_X, n_samples_Y)
+        """
+        check_is_fitted(self)
+        Zx = self._encode(validate_data(self, X, dtype=None, reset=False))
+        Zy = self._Z_fit if Y is None else self._encode(
+            validate_data(self, Y, dtype=None, reset=False))
+        q = self._q_idx
+        if self.method == "knn":
+            sel = self._selector
+            return knn_profile_distances(Zx[:, q], Zy[:, q], sel.weights, sel.nominal)
+        return self._selector.pair_distances(Zx[:, q], Zy[:, q])
+
     def flag(self, X, y):
         """Boolean mask of the rows found discriminated.
 
@@ -429,13 +459,19 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             mask &= out[:, 3] > self.tau
         return mask
 
-    def report(self, X, y):
+    def report(self, X, y, *, fitted_rows=None):
         """The evidence for each flagged row: its testers and their decisions.
 
         Parameters
         ----------
         X : {array-like, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
+        fitted_rows : array-like of int or None, default=None
+            The position in the fitted data of each row of ``X`` (-1: not
+            fitted), so that the person's own row, not an identical twin, is
+            the copy left out of the listed testers. None: ``arange`` when
+            ``X`` and ``y`` are the fitted data, else unknown. The rates do
+            not depend on it (twins are interchangeable).
 
         Returns
         -------
@@ -444,24 +480,31 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             ``p2``, ``diff`` (and ``diff_lower``), ``testers_unprotected`` and
             ``testers_protected`` (row positions in the fitted data) and
             ``decisions_unprotected`` and ``decisions_protected`` (their
-            decisions ``y``). When the person has exact copies in the fitted
-            data, the copy with the highest row position is the one left out.
+            decisions ``y``).
         """
         check_is_fitted(self)
         out = self.transform(X)
         X, y = validate_data(self, X, y, dtype=None, reset=False)
         Z = self._encode(X)
+        if fitted_rows is None:
+            same = Z.shape == self._Z_fit.shape and np.array_equal(Z, self._Z_fit) \
+                and np.array_equal(np.asarray(y), self._y_fit)
+            fitted_rows = np.arange(Z.shape[0]) if same else np.full(Z.shape[0], -1)
+        fitted_rows = np.asarray(fitted_rows, dtype=np.intp)
         mask = self._flag(out, Z, y)
         self_unit = self._self_units(Z)
         names = self.get_feature_names_out()
         rows = []
         for i in np.flatnonzero(mask):
             q = Z[i, self._q_idx]
+            u = self_unit[i]
+            own = fitted_rows[i]
+            if u < 0 or own < 0 or self._unit_of_row[own] != u:
+                own = self._unit_last_row[u] if u >= 0 else -1
             if self.method == "knn":
-                plus, minus = self._selector.testers(q, self_unit[i], self.k)
+                plus, minus = self._selector.testers(q, u, self.k, own)
             else:
-                sr = self._unit_last_row[self_unit[i]] if self_unit[i] >= 0 else -1
-                plus, minus = self._selector.testers(q, sr, self.k)
+                plus, minus = self._selector.testers(q, own, self.k)
             entry = {"row": int(i)}
             entry.update({str(nm): float(v) for nm, v in zip(names, out[i])})
             entry.update({

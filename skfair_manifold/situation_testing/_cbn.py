@@ -169,6 +169,25 @@ class CBNSelector:
             D += np.abs(ce * vd)
         return np.round(D, _DECIMALS, out=D)
 
+    def pair_distances(self, V, W):
+        """Eq. 5 between each row of ``V`` (targets) and each row of ``W``: (m, n).
+
+        Plain and quadratic: meant for explaining a few cases, not for bulk work.
+        """
+        m, n = V.shape[0], W.shape[0]
+        a_v = self.p_pos(V) @ self.p_c
+        D = np.zeros((m, n))
+        for k in range(V.shape[1]):
+            Vk = np.repeat(V, n, axis=0)
+            Vk[:, k] = np.tile(W[:, k], m)
+            ce = a_v[:, None] - (self.p_pos(Vk) @ self.p_c).reshape(m, n)
+            if self.nominal[k]:
+                vd = V[:, k, None] != W[None, :, k]
+            else:
+                vd = np.abs(V[:, k, None] - W[None, :, k]) / self.ranges[k]
+            D += np.abs(ce * vd)
+        return np.round(D, _DECIMALS, out=D)
+
     # --- selection --------------------------------------------------------------------
     def rates(self, Qv, self_row, k):
         """Positives and testers on both sides for each query (Algorithm 1).

@@ -189,8 +189,12 @@ class KNNSelector:
                 parts.append(np.abs(Q[:, j, None] - dom[None, :]) * self.weights[j])
         return np.hstack(parts) if parts else np.zeros((Q.shape[0], 0))
 
-    def testers(self, qr, self_unit, k):
-        """Row ids and decisions of one query's testers, ``S+`` then ``S-``."""
+    def testers(self, qr, self_unit, k, self_row=-1):
+        """Row ids of one query's testers, ``S+`` then ``S-``.
+
+        ``self_row``, when known, is the copy of ``self_unit`` to leave out
+        (default: the copy with the highest row id).
+        """
         out = []
         for side in self.sides:
             D = knn_profile_distances(qr[None, :], self.profiles, self.weights,
@@ -201,7 +205,7 @@ class KNNSelector:
                 count[col] -= 1
             take = take_k(D, count, k)
             out.append(_expand(take, side["units"], self.rows_of_unit,
-                               self_unit if col >= 0 else -1, self.unit_pos))
+                               self_unit if col >= 0 else -1, self_row))
         return out
 
 
@@ -275,13 +279,12 @@ def _rows_by_unit(unit, n_units):
     return [order[bounds[i]:bounds[i + 1]] for i in range(n_units)]
 
 
-def _expand(take, units, rows_of_unit, self_unit, unit_pos):
-    """Row ids (lowest first within a unit) and decisions of the taken copies."""
+def _expand(take, units, rows_of_unit, self_unit, self_row):
+    """Row ids (lowest first within a unit) of the taken copies."""
     ids = []
     for j in np.flatnonzero(take > 0):
         rows = rows_of_unit[units[j]]
-        if units[j] == self_unit:
-            rows = rows[:-1]  # one copy is the query itself
+        if units[j] == self_unit:  # one copy is the query itself
+            rows = rows[rows != self_row] if self_row in rows else rows[:-1]
         ids.extend(rows[: int(take[j])].tolist())
-    ids = np.asarray(ids, dtype=np.intp)
-    return ids
+    return np.asarray(ids, dtype=np.intp)
