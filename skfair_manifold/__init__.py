@@ -10,8 +10,13 @@ Subpackages
 distances
     Distance from every row to the nearest row of another group: exact
     (Eq. 4-7 of the HFM paper) and by random projections (Algorithms 1-3).
+situation_testing
+    ``SituationTestingAuditor``: situation testing of individual decisions
+    (KNN-DD and CBN-DD).
 """
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__"]
+from .situation_testing import SituationTestingAuditor  # noqa: E402
+
+__all__ = ["__version__", "SituationTestingAuditor"]

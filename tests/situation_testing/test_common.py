@@ -28,3 +28,10 @@ def _expected_failures(estimator):
 @parametrize_with_checks(_instances(), expected_failed_checks=_expected_failures)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_exported_from_the_package_root():
+    import skfair_manifold
+
+    assert skfair_manifold.SituationTestingAuditor is SituationTestingAuditor
+    assert "SituationTestingAuditor" in skfair_manifold.__all__
