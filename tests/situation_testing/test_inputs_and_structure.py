@@ -154,15 +154,33 @@ def test_local_search_conditions_away_an_indirect_cause():
     assert 1 in log["sepsets"]
 
 
-def test_pc_without_causal_learn_says_how_to_install():
-    try:
-        import causallearn  # noqa: F401
-    except ImportError:
-        X, y = data()
-        with pytest.raises(ImportError, match=re.escape("skfair_manifold[causal]")):
-            est(structure="pc").fit(X, y)
-    else:  # pragma: no cover
-        pytest.skip("causal-learn is installed")
+def test_pc_without_causal_learn_says_how_to_install(monkeypatch):
+    import sys
+
+    # A None entry in sys.modules makes the import fail as if not installed.
+    for name in ("causallearn", "causallearn.search.ConstraintBased.PC",
+                 "causallearn.utils.PCUtils.BackgroundKnowledge"):
+        monkeypatch.setitem(sys.modules, name, None)
+    X, y = data()
+    with pytest.raises(ImportError, match=re.escape("skfair_manifold[causal]")):
+        est(structure="pc").fit(X, y)
+
+
+def test_pc_structure_finds_the_parents():
+    pytest.importorskip("causallearn")
+    rng = np.random.default_rng(0)
+    n = 3000
+    c = rng.integers(0, 2, n)
+    q1, q2 = rng.integers(0, 3, n), rng.integers(0, 2, n)
+    noise = rng.integers(0, 3, n)
+    child_of_c = (c + rng.integers(0, 2, n)) % 3  # no path to the decision but via c
+    e = (rng.random(n) < 0.2 + 0.2 * q1 + 0.2 * q2 - 0.15 * c).astype(int)
+    X = np.column_stack([c, q1, q2, noise, child_of_c])
+    auditor = SituationTestingAuditor(protected=0, protected_value=1, structure="pc",
+                                      k=10).fit(X, e)
+    local = SituationTestingAuditor(protected=0, protected_value=1, k=10).fit(X, e)
+    assert auditor.q_ == local.q_
+    assert list(auditor.q_) == [1, 2]
 
 
 def test_wald_lower_bound():
