@@ -40,8 +40,10 @@ def check_features(X, *, name="X", allow_empty_columns=True):
     or layout changes, and the engine only reads the result.
     """
     if _is_dataframe(X):
-        non_numeric = [c for c, dt in X.dtypes.items() if not np.issubdtype(dt, np.number)
-                       and not np.issubdtype(dt, np.bool_)]
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        non_numeric = [c for c, dt in X.dtypes.items()
+                       if not (is_numeric_dtype(dt) or is_bool_dtype(dt))]
         if non_numeric:
             raise TypeError(
                 MSG_NON_NUMERIC.format(name=name, dtype=f"object in columns {non_numeric!r}")
@@ -71,6 +73,12 @@ def check_label(y, n_samples, *, name="y"):
         if y.shape[1] != 1:
             raise ValueError(MSG_NOT_1D.format(name=name, shape=y.shape))
         y = y.iloc[:, 0]
+    if hasattr(y, "dtype") and hasattr(y, "to_numpy"):  # pandas Series
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        if not (is_numeric_dtype(y.dtype) or is_bool_dtype(y.dtype)):
+            raise TypeError(MSG_NON_NUMERIC.format(name=name, dtype=y.dtype))
+        y = y.to_numpy()
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y[:, 0]

@@ -1,0 +1,430 @@
+"""Public functions of the distance engine: validation, then the engine.
+
+Eq. 4-7 (exact) and Algorithms 1-3 (approximate) of the HFM paper.
+"""
+
+from numbers import Integral
+
+import numpy as np
+from sklearn.utils import Bunch
+from sklearn.utils._param_validation import Interval, StrOptions, validate_params
+
+from skfair_manifold._validation import check_features, check_label, check_sensitive
+from skfair_manifold.distances._approx import approx_row_distances, default_m2
+from skfair_manifold.distances._exact import exact_row_distances
+
+MSG_ONE_ATTRIBUTE = (
+    "{func} takes one sensitive attribute (a 1-D array); got {n} columns. Use {other} "
+    "for several attributes."
+)
+
+
+def _check_inputs(X, y, A, *, single):
+    X = check_features(X)
+    y = check_label(y, X.shape[0])
+    if X.shape[0] < 2:
+        raise ValueError("X has a single row: at least 2 rows are needed.")
+    codes, names, groups = check_sensitive(A, X.shape[0])
+    if single and len(codes) != 1:
+        raise ValueError(MSG_ONE_ATTRIBUTE.format(
+            func=single[0], n=len(codes), other=single[1]))
+    return X, y, codes, names, groups
+
+
+def _summarise(row_distances, names, groups, **extra):
+    """(d_max, d_avg) per attribute and Eq. 6-7 over attributes."""
+    d_max = row_distances.max(axis=1)
+    d_avg = row_distances.mean(axis=1)
+    details = Bunch(
+        attributes=list(names),
+        groups=list(groups),
+        d_max=d_max,
+        d_avg=d_avg,
+        row_distances=row_distances.T.copy(),
+        **extra,
+    )
+    return float(d_max.max()), float(d_avg.mean()), details
+
+
+def _result(d_max, d_avg, details, return_details):
+    if return_details:
+        return d_max, d_avg, details
+    return d_max, d_avg
+
+
+_COMMON = {
+    "X": ["array-like"],
+    "y": ["array-like"],
+    "n_jobs": [Integral, None],
+    "return_details": ["boolean"],
+}
+
+
+@validate_params({**_COMMON, "a": ["array-like"]}, prefer_skip_nested_validation=True)
+def set_distance(X, y, a, *, n_jobs=None, return_details=False):
+    """Exact distance between the groups of one sensitive attribute (Eq. 4 and 5).
+
+    The points are ``(y_i, x_i)``: the label (true label or prediction) as the
+    first coordinate, then the non-sensitive features; the distance is
+    Euclidean. For every row the distance to the nearest row of *another*
+    group is found; ``d_max`` is the largest and ``d_avg`` the mean of these
+    distances over all ``n`` rows.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Non-sensitive features, numeric (scale them as the paper does, e.g.
+        to [0, 1], since the label is one coordinate among them).
+    y : array-like of shape (n_samples,)
+        Numeric label or prediction.
+    a : array-like of shape (n_samples,)
+        The sensitive attribute: any hashable values, 2 or more groups.
+    n_jobs : int, default=None
+        Number of parallel workers over blocks of rows (joblib, threads by
+        default; ``joblib.parallel_config(backend="dask")`` runs them on a
+        dask cluster). ``None`` means 1 unless in a ``parallel_config``
+        context. The result does not depend on it.
+    return_details : bool, default=False
+        Also return a :class:`~sklearn.utils.Bunch` with ``row_distances``
+        (n_samples, 1), ``d_max``, ``d_avg``, ``attributes`` and ``groups``.
+
+    Returns
+    -------
+    d_max : float
+        Eq. 4, the maximal distance.
+    d_avg : float
+        Eq. 5, the average distance.
+    details : Bunch
+        Only when ``return_details=True``.
+
+    See Also
+    --------
+    extended_set_distance : Eq. 6 and 7, several attributes.
+    approx_dist : the approximation of this function (Algorithm 2).
+
+    References
+    ----------
+    HFM paper, Section 3.1.2, Eq. (4) and (5).
+
+    Examples
+    --------
+    >>> from skfair_manifold.distances import set_distance
+    >>> X = [[0.0], [1.0], [3.0], [4.0]]
+    >>> y = [0, 0, 1, 1]
+    >>> a = ["u", "v", "u", "v"]
+    >>> d_max, d_avg = set_distance(X, y, a)
+    >>> round(d_max, 6), round(d_avg, 6)
+    (1.0, 1.0)
+    """
+    X, y, codes, names, groups = _check_inputs(
+        X, y, a, single=("set_distance", "extended_set_distance"))
+    rows = exact_row_distances(X, [y], codes, n_jobs=n_jobs)[0]
+    return _result(*_summarise(rows, names, groups), return_details)
+
+
+@validate_params({**_COMMON, "A": ["array-like"]}, prefer_skip_nested_validation=True)
+def extended_set_distance(X, y, A, *, n_jobs=None, return_details=False):
+    """Exact distance between groups over several sensitive attributes (Eq. 6 and 7).
+
+    Eq. 4 and 5 for each column of ``A``; ``d_max`` is the largest of the
+    per-attribute maxima (Eq. 6) and ``d_avg`` the mean of the per-attribute
+    averages (Eq. 7). All attributes share one pass over the data.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Non-sensitive features, numeric.
+    y : array-like of shape (n_samples,)
+        Numeric label or prediction.
+    A : array-like of shape (n_samples,) or (n_samples, n_attributes), or DataFrame
+        Sensitive attributes, any hashable values, 2 or more groups each.
+    n_jobs : int, default=None
+        Number of parallel workers over blocks of rows (see
+        :func:`set_distance`). The result does not depend on it.
+    return_details : bool, default=False
+        Also return a :class:`~sklearn.utils.Bunch` with the per-attribute
+        ``d_max`` and ``d_avg`` (arrays in the order of ``attributes``), the
+        ``row_distances`` (n_samples, n_attributes) and the ``groups``: it
+        shows which attribute drives the maximum.
+
+    Returns
+    -------
+    d_max : float
+        Eq. 6.
+    d_avg : float
+        Eq. 7.
+    details : Bunch
+        Only when ``return_details=True``.
+
+    References
+    ----------
+    HFM paper, Section 3.1.3, Eq. (6) and (7).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair_manifold.distances import extended_set_distance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((200, 3))
+    >>> y = (X[:, 0] > 0.5).astype(float)
+    >>> A = np.column_stack([rng.integers(0, 2, 200), rng.integers(0, 4, 200)])
+    >>> d_max, d_avg, details = extended_set_distance(X, y, A, return_details=True)
+    >>> bool(d_max >= d_avg)
+    True
+    >>> details.d_max.shape, details.row_distances.shape
+    ((2,), (200, 2))
+    """
+    X, y, codes, names, groups = _check_inputs(X, y, A, single=False)
+    rows = exact_row_distances(X, [y], codes, n_jobs=n_jobs)[0]
+    return _result(*_summarise(rows, names, groups), return_details)
+
+
+@validate_params(
+    {
+        "X": ["array-like"],
+        "y": ["array-like"],
+        "a": ["array-like"],
+        "w": ["array-like"],
+        "m2": [Interval(Integral, 1, None, closed="left")],
+    },
+    prefer_skip_nested_validation=True,
+)
+def accele_dist(X, y, a, w, *, m2):
+    """Distance between groups along one projection (Algorithm 3, AcceleDist).
+
+    The rows are sorted by the projection ``(y_i, x_i) . w``. Each row is
+    compared with the rows at the ``m2`` positions just below and just above
+    it; those of another group are its candidates (when one side holds none,
+    the nearest row of another group on that side is taken, so every row has
+    a candidate). The row's distance is the smallest true Euclidean distance
+    to a candidate, hence never below its exact distance to the other groups.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Non-sensitive features, numeric.
+    y : array-like of shape (n_samples,)
+        Numeric label or prediction.
+    a : array-like of shape (n_samples,)
+        The sensitive attribute, 2 or more groups.
+    w : array-like of shape (1 + n_features,)
+        The projection vector, label coordinate first (Eq. 9); non-zero.
+    m2 : int
+        Positions compared on each side (``>= 1``).
+
+    Returns
+    -------
+    d_max : float
+        The largest row distance.
+    d_sum : float
+        The sum of the row distances (``n`` times the average, as in the
+        paper).
+
+    References
+    ----------
+    HFM paper, Algorithm 3 and Eq. (9).
+
+    Examples
+    --------
+    >>> from skfair_manifold.distances import accele_dist
+    >>> X = [[0.0], [1.0], [3.0], [4.0]]
+    >>> d_max, d_sum = accele_dist(X, [0, 0, 1, 1], ["u", "v", "u", "v"], [0.0, 1.0], m2=1)
+    >>> float(d_max), float(d_sum)
+    (1.0, 4.0)
+    """
+    X, y, codes, names, groups = _check_inputs(
+        X, y, a, single=("accele_dist", "extend_dist"))
+    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    if w.shape[0] != X.shape[1] + 1:
+        raise ValueError(
+            f"w must have 1 + n_features = {X.shape[1] + 1} coordinates (label first); "
+            f"got {w.shape[0]}.")
+    if not np.all(np.isfinite(w)) or not np.any(w):
+        raise ValueError("w must be a finite, non-zero projection vector.")
+    rows = approx_row_distances(X, y, codes, m1=1, m2=m2, n_vectors=1, random_state=None,
+                                projections=w[:, None])[0]
+    return float(rows.max()), float(rows.sum())
+
+
+_APPROX = {
+    **_COMMON,
+    "m1": [Interval(Integral, 1, None, closed="left")],
+    "m2": [Interval(Integral, 1, None, closed="left"), None],
+    "n_vectors": [Interval(Integral, 1, None, closed="left")],
+    "random_state": ["random_state"],
+    "reduce": [StrOptions({"row", "total"})],
+}
+
+
+def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jobs, reduce):
+    n = X.shape[0]
+    if n_vectors > X.shape[1] + 1:
+        raise ValueError(
+            f"n_vectors={n_vectors} orthogonal vectors do not fit in {X.shape[1] + 1} "
+            "dimensions (the label and the features); use n_vectors <= 1 + n_features.")
+    m2_used = default_m2(n) if m2 is None else m2
+    out = approx_row_distances(X, y, codes, m1=m1, m2=m2_used, n_vectors=n_vectors,
+                               random_state=random_state, n_jobs=n_jobs, reduce=reduce)
+    extra = dict(m1=m1, m2=m2_used, n_vectors=n_vectors, reduce=reduce)
+    if reduce == "row":
+        return _summarise(out, names, groups, **extra)
+    rows, totals = out
+    d_max_attr = totals[:, :, 0].min(axis=0)
+    d_avg_attr = totals[:, :, 1].min(axis=0) / n
+    _, _, details = _summarise(rows, names, groups, **extra)
+    details.d_max, details.d_avg = d_max_attr, d_avg_attr
+    return float(d_max_attr.max()), float(d_avg_attr.mean()), details
+
+
+@validate_params({**_APPROX, "a": ["array-like"]}, prefer_skip_nested_validation=True)
+def approx_dist(X, y, a, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jobs=None,
+                reduce="row", return_details=False):
+    """Approximate distance between the groups of one attribute (Algorithm 2, ApproxDist).
+
+    ``m1`` times, ``n_vectors`` orthonormal random vectors are drawn and
+    :func:`accele_dist` is run along each. With ``reduce="row"`` (default)
+    each row keeps the smallest distance found over all projections, and the
+    maximum and mean of these row distances are returned. With
+    ``reduce="total"`` the paper's aggregation is used instead: the minimum
+    over projections of the maximum, and of the mean, each taken separately.
+    Both never return less than the exact :func:`set_distance` (every kept
+    distance is a true distance to a row of another group), and ``"row"`` is
+    never above ``"total"``. With ``m2 >= n_samples - 1`` every row is
+    compared with every other row and the result equals the exact one.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Non-sensitive features, numeric.
+    y : array-like of shape (n_samples,)
+        Numeric label or prediction.
+    a : array-like of shape (n_samples,)
+        The sensitive attribute, 2 or more groups.
+    m1 : int, default=25
+        Repetitions (draws of ``n_vectors`` orthonormal vectors).
+    m2 : int, default=None
+        Positions compared on each side of a row in projected order;
+        ``None`` means ``ceil(2 * log10(n_samples))`` as in the paper.
+    n_vectors : int, default=2
+        Orthonormal vectors per repetition (2 in the paper), at most
+        ``1 + n_features``.
+    random_state : int, RandomState instance or None, default=None
+        Draws the projection vectors; an int makes the result reproducible.
+    n_jobs : int, default=None
+        Workers over batches of projections (joblib threads). The result
+        does not depend on it.
+    reduce : {"row", "total"}, default="row"
+        Per-row minimum over projections (tighter), or the paper's minimum
+        of the totals.
+    return_details : bool, default=False
+        Also return a :class:`~sklearn.utils.Bunch` with ``row_distances``,
+        ``d_max``, ``d_avg``, ``attributes``, ``groups``, ``m1``, ``m2`` (the
+        value used), ``n_vectors`` and ``reduce``.
+
+    Returns
+    -------
+    d_max : float
+        Approximation of Eq. 4 (never below it).
+    d_avg : float
+        Approximation of Eq. 5 (never below it).
+    details : Bunch
+        Only when ``return_details=True``.
+
+    References
+    ----------
+    HFM paper, Algorithm 2 and Section 3.3.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair_manifold.distances import approx_dist, set_distance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((300, 5))
+    >>> y = (X[:, 0] > 0.5).astype(float)
+    >>> a = rng.integers(0, 3, 300)
+    >>> approx = approx_dist(X, y, a, random_state=0)
+    >>> exact = set_distance(X, y, a)
+    >>> bool(approx[0] >= exact[0] and approx[1] >= exact[1])
+    True
+    """
+    X, y, codes, names, groups = _check_inputs(
+        X, y, a, single=("approx_dist", "extend_dist"))
+    return _result(*_approx(X, y, codes, names, groups, m1=m1, m2=m2, n_vectors=n_vectors,
+                            random_state=random_state, n_jobs=n_jobs, reduce=reduce),
+                   return_details)
+
+
+@validate_params({**_APPROX, "A": ["array-like"]}, prefer_skip_nested_validation=True)
+def extend_dist(X, y, A, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jobs=None,
+                reduce="row", return_details=False):
+    """Approximate distance between groups over several attributes (Algorithm 1, ExtendDist).
+
+    :func:`approx_dist` for every column of ``A``; returns the largest of the
+    per-attribute maxima and the mean of the per-attribute averages
+    (approximating Eq. 6 and 7, never below them). The attributes share the
+    projections, the sorting and the candidate distances: one pass serves
+    them all, so the result for each attribute equals :func:`approx_dist`
+    with the same ``random_state``. The projections are spread over
+    ``n_jobs`` workers.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Non-sensitive features, numeric.
+    y : array-like of shape (n_samples,)
+        Numeric label or prediction.
+    A : array-like of shape (n_samples,) or (n_samples, n_attributes), or DataFrame
+        Sensitive attributes, any hashable values, 2 or more groups each.
+    m1 : int, default=25
+        Repetitions (draws of ``n_vectors`` orthonormal vectors).
+    m2 : int, default=None
+        Positions compared on each side; ``None`` means
+        ``ceil(2 * log10(n_samples))``.
+    n_vectors : int, default=2
+        Orthonormal vectors per repetition.
+    random_state : int, RandomState instance or None, default=None
+        Draws the projection vectors; an int makes the result reproducible.
+    n_jobs : int, default=None
+        Workers over batches of projections (joblib threads). The result
+        does not depend on it.
+    reduce : {"row", "total"}, default="row"
+        Per-row minimum over projections, or the paper's minimum of totals.
+    return_details : bool, default=False
+        Also return a :class:`~sklearn.utils.Bunch` with the per-attribute
+        ``d_max`` and ``d_avg``, ``row_distances`` (n_samples,
+        n_attributes), ``attributes``, ``groups`` and the parameters used.
+
+    Returns
+    -------
+    d_max : float
+        Approximation of Eq. 6.
+    d_avg : float
+        Approximation of Eq. 7.
+    details : Bunch
+        Only when ``return_details=True``.
+
+    References
+    ----------
+    HFM paper, Algorithm 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from skfair_manifold.distances import extend_dist, extended_set_distance
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.random((300, 5))
+    >>> y = (X[:, 0] > 0.5).astype(float)
+    >>> A = np.column_stack([rng.integers(0, 2, 300), rng.integers(0, 5, 300)])
+    >>> d_max, d_avg, details = extend_dist(X, y, A, random_state=0, return_details=True)
+    >>> exact = extended_set_distance(X, y, A)
+    >>> bool(d_max >= exact[0] and d_avg >= exact[1]), details.m2
+    (True, 5)
+    """
+    X, y, codes, names, groups = _check_inputs(X, y, A, single=False)
+    return _result(*_approx(X, y, codes, names, groups, m1=m1, m2=m2, n_vectors=n_vectors,
+                            random_state=random_state, n_jobs=n_jobs, reduce=reduce),
+                   return_details)
+
+
+__all__ = ["set_distance", "extended_set_distance", "accele_dist", "approx_dist",
+           "extend_dist"]
