@@ -23,6 +23,7 @@ import argparse
 import difflib
 import json
 import sys
+import textwrap
 import time
 
 EXIT_OK = 0
@@ -279,35 +280,43 @@ def compute_measures(X, y_true, y_pred, A, names, *, method, m1, m2, scale, seed
                      baselines):
     """HFM over all attributes and per attribute, and the group baselines.
 
-    Returns a JSON-ready dict.
+    One call of :func:`skfair_manifold.metrics.hfm_report` gives HFM overall
+    and per attribute; the baselines are computed per attribute and
+    aggregated with the maximum over attributes. Returns a JSON-ready dict.
     """
+    import warnings
+
     from skfair_manifold import metrics
 
-    common = dict(X=X, method=method, m1=m1, m2=m2, scale=scale, random_state=seed)
-    result = {
-        "hfm_max": _clean_float(metrics.hfm_max(y_true, y_pred, sensitive_features=A, **common)),
-        "hfm_avg": _clean_float(metrics.hfm_avg(y_true, y_pred, sensitive_features=A, **common)),
-        "per_attribute": {},
-    }
-    for k, name in enumerate(names):
-        column = A[:, k]
-        row = {
-            "hfm_max": _clean_float(metrics.hfm_max(y_true, y_pred, sensitive_features=column,
-                                                    **common)),
-            "hfm_avg": _clean_float(metrics.hfm_avg(y_true, y_pred, sensitive_features=column,
-                                                    **common)),
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", metrics.UndefinedFairnessWarning)
+        report = metrics.hfm_report(y_true, y_pred, X=X, sensitive_features=A, method=method,
+                                    m1=m1, m2=m2, scale=scale, random_state=seed)
+        per = report.per_attribute
+        result = {
+            "hfm_max": _clean_float(report.hfm_max),
+            "hfm_avg": _clean_float(report.hfm_avg),
+            "distances": {"D_max": report.d_max, "D_f_max": report.d_f_max,
+                          "D_avg": report.d_avg, "D_f_avg": report.d_f_avg},
+            "per_attribute": {},
         }
+        for k, name in enumerate(names):
+            row = {"hfm_max": _clean_float(per.hfm_max[k]),
+                   "hfm_avg": _clean_float(per.hfm_avg[k]),
+                   "D_max": float(per.d_max[k]), "D_f_max": float(per.d_f_max[k]),
+                   "D_avg": float(per.d_avg[k]), "D_f_avg": float(per.d_f_avg[k])}
+            if baselines:
+                for baseline in BASELINES:
+                    row[baseline] = _clean_float(getattr(metrics, baseline)(
+                        y_true, y_pred, sensitive_features=A[:, k], pos_label=pos_label))
+            result["per_attribute"][str(name)] = row
         if baselines:
-            for baseline in BASELINES:
-                row[baseline] = _clean_float(getattr(metrics, baseline)(
-                    y_true, y_pred, sensitive_features=column, pos_label=pos_label))
-        result["per_attribute"][str(name)] = row
-    if baselines:
-        result["baselines"] = {
-            baseline: _clean_float(getattr(metrics, baseline)(
-                y_true, y_pred, sensitive_features=A, pos_label=pos_label))
-            for baseline in BASELINES
-        }
+            result["baselines"] = {
+                baseline: _clean_float(getattr(metrics, baseline)(
+                    y_true, y_pred, sensitive_features=A, pos_label=pos_label, aggregate="max"))
+                for baseline in BASELINES
+            }
+    result["warnings"] = sorted({str(w.message) for w in caught})
     return result
 
 
@@ -337,9 +346,11 @@ def format_measures_table(result):
     lines.append(f"{info['n_rows']} rows, {info['n_features']} feature columns"
                  f" ({'scaled to [0, 1]' if info['scale'] else 'not scaled'}),"
                  f" method {info['method']!r}.")
-    lines.append("HFM is log(D_f / D) with the natural logarithm: 0 means the predictions keep "
-                 "the groups as far apart as the labels do; above 0 the model adds bias. Lower "
-                 "is fairer for every measure.")
+    lines.append(textwrap.fill(
+        "HFM is log(D_f / D) with the natural logarithm: 0 means the predictions keep the "
+        "groups as far apart as the true labels do; above 0 the model adds distance between "
+        "groups (extra bias), below 0 it removes some. DP, EO and PQP are the largest gaps "
+        "between groups. Lower is fairer for every measure.", 79))
     return "\n".join(lines) + "\n"
 
 
@@ -382,6 +393,8 @@ def run_hfm(args):
                       "sensitive": list(args.sensitive), "method": args.method,
                       "scale": not args.no_scale, "m1": args.m1, "m2": args.m2,
                       "seed": args.seed, "log": "natural"}
+    for message in result["warnings"]:
+        _note(args, f"warning: {message}")
     out, close = _open_output(args.output)
     try:
         if args.format == "json":
@@ -621,6 +634,8 @@ def build_parser():
                           "result (default: 0)")
     hfm.add_argument("--format", choices=["table", "json"], default="table",
                      help="'table' for people, 'json' for programs (default: table)")
+    hfm.add_argument("-q", "--quiet", action="store_true",
+                     help="no notes or warnings on standard error")
     _add_common(hfm)
     hfm.set_defaults(func=run_hfm)
 

@@ -10,6 +10,7 @@ from skfair_manifold.datasets._generators import (
     MSG_BIAS_RANGE,
     MSG_GROUPS,
     MSG_INFORMATIVE,
+    MSG_PROXY,
 )
 
 
@@ -127,6 +128,21 @@ def test_return_X_y_matches_bunch():
     np.testing.assert_array_equal(A, data.sensitive)
 
 
+def test_proxy_reveals_the_first_attribute_and_changes_nothing_else():
+    plain = make_biased_decisions(4000, proxy=0.0, random_state=0)
+    proxied = make_biased_decisions(4000, proxy=0.8, random_state=0)
+    assert plain.proxies == [] and proxied.proxies == ["x5"]
+    for key in ("target", "fair_target", "sensitive", "discriminated_by"):
+        np.testing.assert_array_equal(plain[key], proxied[key])
+    np.testing.assert_array_equal(plain.data[:, :-1], proxied.data[:, :-1])
+    s0, last = proxied.sensitive[:, 0], proxied.data[:, -1]
+    # with n_levels=5 and 2 groups, group 0 maps to level 0 and group 1 to level 4
+    revealed = np.where(s0 == 0, last == 0, last == 4)
+    assert revealed.mean() > 0.8
+    assert abs(np.corrcoef(s0, last)[0, 1]) > 0.6
+    assert abs(np.corrcoef(plain.sensitive[:, 0], plain.data[:, -1])[0, 1]) < 0.05
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -137,6 +153,8 @@ def test_return_X_y_matches_bunch():
         ({"bias": (0.1, 1.5, 0.2)}, MSG_BIAS_RANGE.format(bias=(0.1, 1.5, 0.2))),
         ({"n_groups": (2, 1)}, MSG_GROUPS.format(n_groups=(2, 1))),
         ({"n_groups": ()}, MSG_GROUPS.format(n_groups=())),
+        ({"n_features": 3, "n_informative": 3, "proxy": 0.5},
+         MSG_PROXY.format(n_features=3, n_informative=3)),
     ],
 )
 def test_bad_options_raise_clear_errors(kwargs, message):
@@ -147,7 +165,7 @@ def test_bad_options_raise_clear_errors(kwargs, message):
 
 @pytest.mark.parametrize(
     "kwargs",
-    [{"n_samples": 5}, {"n_features": 0}, {"n_levels": 1}, {"noise": -1.0}, {"bias": 2.0},
+    [{"n_samples": 5}, {"n_features": 0}, {"n_levels": 1}, {"noise": -1.0}, {"bias": 2.0}, {"proxy": 1.5},
      {"random_state": "seed"}, {"as_frame": "yes"}],
 )
 def test_parameter_validation(kwargs):

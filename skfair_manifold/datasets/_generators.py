@@ -21,6 +21,11 @@ MSG_BIAS_LENGTH = (
 )
 MSG_BIAS_RANGE = "every value of bias must lie in [0, 1]; got {bias!r}."
 MSG_GROUPS = "every entry of n_groups must be an integer >= 2; got {n_groups!r}."
+MSG_PROXY = (
+    "proxy > 0 turns the last feature into a proxy of the first sensitive attribute, so it "
+    "must not be informative: n_features={n_features} must exceed n_informative="
+    "{n_informative}."
+)
 
 TARGET_NAME = "decision"
 
@@ -56,6 +61,7 @@ def _check_bias(bias, n_attributes):
         "n_groups": ["array-like"],
         "bias": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
         "noise": [Interval(numbers.Real, 0, None, closed="left")],
+        "proxy": [Interval(numbers.Real, 0, 1, closed="both")],
         "random_state": ["random_state"],
         "as_frame": ["boolean"],
         "return_X_y": ["boolean"],
@@ -71,6 +77,7 @@ def make_biased_decisions(
     n_groups=(2, 3, 4),
     bias=(0.4, 0.2, 0.2),
     noise=0.05,
+    proxy=0.0,
     random_state=None,
     as_frame=False,
     return_X_y=False,
@@ -99,6 +106,13 @@ def make_biased_decisions(
        age bands may be). Each attribute's prejudice acts independently; a
        row is discriminated when any of them turned its decision.
 
+    With ``proxy > 0``, the last feature also becomes a *proxy* of the first
+    sensitive attribute: for a share ``proxy`` of the rows (drawn at random)
+    its value is replaced by ``round(s0 * (n_levels - 1) / (n_groups[0] - 1))``.
+    It still plays no part in the fair decision, but a model that never sees
+    the sensitive columns can learn the prejudice through it, like a postcode
+    standing for an origin.
+
     The observed decision ``target`` is the fair decision after the prejudice.
     Rows whose decision was turned are the ground truth of discrimination:
     ``discriminated`` (any ground) and ``discriminated_by`` (per attribute).
@@ -123,6 +137,10 @@ def make_biased_decisions(
         Standard deviation of the Gaussian noise added to the score on its
         ``[0, 1]`` scale. Low noise makes the fair decision nearly a function
         of the informative features, which is what situation testing assumes.
+    proxy : float in [0, 1], default=0.0
+        Share of the rows whose last feature reveals the first sensitive
+        attribute (see above); ``0`` makes every feature independent of the
+        sensitive attributes.
     random_state : int, RandomState instance or None, default=None
         Seed of the generator; an int gives identical data on every call.
     as_frame : bool, default=False
@@ -156,6 +174,8 @@ def make_biased_decisions(
             ``x0, x1, ...``, ``s0, s1, ...`` and ``"decision"``.
         ``informative`` : list of str
             The names of the features that decide the fair decision.
+        ``proxies`` : list of str
+            The names of the proxy features (the last one when ``proxy > 0``).
         ``privileged`` : dict
             The privileged group of every sensitive attribute (always 0).
         ``DESCR`` : str
@@ -195,6 +215,8 @@ def make_biased_decisions(
     if n_informative > n_features:
         raise ValueError(MSG_INFORMATIVE.format(n_informative=n_informative,
                                                 n_features=n_features))
+    if proxy > 0 and n_features <= n_informative:
+        raise ValueError(MSG_PROXY.format(n_features=n_features, n_informative=n_informative))
     n_groups = _check_groups(n_groups)
     bias = _check_bias(bias, len(n_groups))
     if as_frame:
@@ -220,6 +242,10 @@ def make_biased_decisions(
     score = score + noise * rng.standard_normal(n_samples)
     fair = (score > np.median(score)).astype(np.int64)
     uniform = rng.random_sample((n_samples, n_attributes))
+    if proxy > 0:  # drawn last, so that proxy=0 leaves every other draw unchanged
+        reveal = rng.random_sample(n_samples) < proxy
+        level = np.rint(A[:, 0] * (n_levels - 1) / (n_groups[0] - 1)).astype(X.dtype)
+        X[reveal, -1] = level[reveal]
 
     degree = A / (np.asarray(n_groups) - 1.0)  # 0 for group 0, 1 for the last group
     flip_probability = bias[np.newaxis, :] * degree
@@ -252,6 +278,7 @@ def make_biased_decisions(
         sensitive_names=sensitive_names,
         target_name=TARGET_NAME,
         informative=feature_names[:n_informative],
+        proxies=feature_names[-1:] if proxy > 0 else [],
         privileged={name: 0 for name in sensitive_names},
         DESCR="Biased decisions with a known ground truth.\n\n" + _dedent(descr),
     )
