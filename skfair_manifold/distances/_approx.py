@@ -73,20 +73,31 @@ class _Points:
 
     def __init__(self, Z, codes, m2, working_memory):
         self.Z = Z
-        self.sq = np.einsum("ij,ij->i", Z, Z)
-        self.codes = [np.asarray(c) for c in codes]
+        # Candidates are ranked in single precision (half the memory traffic);
+        # the distance of the chosen candidate is recomputed in double.
+        self.Z32 = Z.astype(np.float32)
+        self.sq32 = np.einsum("ij,ij->i", self.Z32, self.Z32)
+        self.codes = [np.asarray(c).astype(np.min_scalar_type(max(int(np.max(c)), 1)))
+                      for c in codes]
         n = Z.shape[0]
         self.n = n
         self.width = int(min(m2, n - 1))
         width = self.width
         self.tile = int(max(16, min(256, width)))
-        # (tiles per chunk) x tile x (tile + 2 width) float64 within the budget.
-        per_tile = self.tile * (self.tile + 2 * width) * 8 * 3
+        self.n_tiles = -(-n // self.tile)
+        # (tiles per chunk) x tile x (tile + 2 width) float32 within the budget.
+        per_tile = self.tile * (self.tile + 2 * width) * 4 * 3
         self.tiles_per_chunk = max(1, int(working_memory * 2**20 // per_tile))
+        self.offsets = np.r_[-width:0, 1:width + 1]
+
+    def buffer(self):
+        """Zero-padded work space for one worker (the padding stays zero)."""
+        return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.Z.shape[1]),
+                        dtype=np.float32)
 
 
-def _band(points, order):
-    """Squared distances from each sorted position to its band neighbours.
+def _band(points, order, padded):
+    """Squared distances (for ranking) from each sorted position to its band.
 
     Returns ``sq`` of shape (n, 2 * width) with columns for offsets
     ``-width..-1, 1..width`` (``inf`` outside the data), and ``pos`` the
@@ -94,14 +105,13 @@ def _band(points, order):
     """
     n, width, tile = points.n, points.width, points.tile
     d = points.Z.shape[1]
-    n_tiles = -(-n // tile)
-    padded = np.zeros((n_tiles * tile + 2 * width, d))
-    np.take(points.Z, order, axis=0, out=padded[width:width + n])
-    sq_sorted = points.sq[order]
-    offsets = np.r_[-width:0, 1:width + 1]
+    n_tiles = points.n_tiles
+    np.take(points.Z32, order, axis=0, out=padded[width:width + n])
+    sq_sorted = points.sq32[order]
+    offsets = points.offsets
     local = np.arange(tile)
     cols = local[:, None] + width + offsets[None, :]
-    band = np.empty((n_tiles * tile, 2 * width))
+    band = np.empty((n_tiles * tile, 2 * width), dtype=np.float32)
     s0, s1 = padded.strides
     for t0 in range(0, n_tiles, points.tiles_per_chunk):
         t1 = min(n_tiles, t0 + points.tiles_per_chunk)
@@ -114,10 +124,12 @@ def _band(points, order):
     pos = np.arange(n)[:, None] + offsets[None, :]
     valid = (pos >= 0) & (pos < n)
     np.clip(pos, 0, n - 1, out=pos)
-    sq = sq_sorted[:, None] + sq_sorted[pos] - 2.0 * band
-    np.maximum(sq, 0.0, out=sq)
-    sq[~valid] = np.inf
-    return sq, pos
+    band *= -2.0
+    band += sq_sorted[:, None]
+    band += sq_sorted[pos]
+    np.maximum(band, 0.0, out=band)
+    band[~valid] = np.inf
+    return band, pos
 
 
 def _exact_sq(Z, i, j):
@@ -125,7 +137,7 @@ def _exact_sq(Z, i, j):
     return np.einsum("ij,ij->i", diff, diff)
 
 
-def _projection_best(points, w):
+def _projection_best(points, w, padded):
     """Per attribute, each row's best candidate for one projection vector.
 
     Returns ``best_sq`` (ranking values) and ``best_j`` (row index of the
@@ -133,10 +145,10 @@ def _projection_best(points, w):
     """
     n = points.n
     order = np.argsort(points.Z @ w, kind="stable")
-    sq, pos = _band(points, order)
+    sq, pos = _band(points, order, padded)
     width = points.width
     n_attr = len(points.codes)
-    best_sq = np.empty((n_attr, n))
+    best_sq = np.empty((n_attr, n), dtype=np.float32)
     best_j = np.empty((n_attr, n), dtype=np.intp)
     rows = np.arange(n)
     for k, codes in enumerate(points.codes):
@@ -158,7 +170,7 @@ def _projection_best(points, w):
                                   (right_none, run_end[run_id])):
                 need = np.flatnonzero(none & (nearest >= 0) & (nearest < n))
                 if need.size:
-                    cand_sq = _exact_sq(points.Z, order[need], order[nearest[need]])
+                    cand_sq = _exact_sq(points.Z32, order[need], order[nearest[need]])
                     better = cand_sq < val[need]
                     val[need[better]] = cand_sq[better]
                     jpos[need[better]] = nearest[need][better]
@@ -170,12 +182,13 @@ def _projection_best(points, w):
 def _run_projections(points, W, want_totals):
     """Fold the projections of ``W`` (columns) in order; strict ``<`` keeps the first."""
     n_attr = len(points.codes)
-    best_sq = np.full((n_attr, points.n), np.inf)
+    best_sq = np.full((n_attr, points.n), np.inf, dtype=np.float32)
     best_j = np.zeros((n_attr, points.n), dtype=np.intp)
     totals = []
     rows = np.arange(points.n)
+    padded = points.buffer()
     for v in range(W.shape[1]):
-        sq, j = _projection_best(points, W[:, v])
+        sq, j = _projection_best(points, W[:, v], padded)
         if want_totals:
             dist = np.sqrt(np.stack([_exact_sq(points.Z, rows, j[k]) for k in range(n_attr)]))
             totals.append(np.c_[dist.max(axis=1), dist.sum(axis=1)])

@@ -30,7 +30,7 @@ from joblib import Parallel, delayed, effective_n_jobs
 from threadpoolctl import threadpool_limits
 
 #: Working memory per worker, in MiB, for the blocks of distances.
-DEFAULT_WORKING_MEMORY = 256
+DEFAULT_WORKING_MEMORY = 64
 
 
 class _Layout:

@@ -1,0 +1,130 @@
+"""Shared plumbing of the HFM experiment scripts in this folder.
+
+Each script: ``--data-dir`` (default ``<repo>/../shared/datasets``), ``--quick``
+for a small run; it prints markdown tables and writes them, with its PNG
+figures, under ``benchmarks/results/``.
+
+The repository that holds this folder is put first on ``sys.path`` so that a
+script always measures the code of its own checkout, even when another checkout
+is installed in the environment in editable mode.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+BENCH_DIR = Path(__file__).resolve().parent
+REPO = BENCH_DIR.parent
+RESULTS_DIR = BENCH_DIR / "results"
+DEFAULT_DATA_DIR = REPO.parent / "shared" / "datasets"
+
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+# The paper's names, in the order of its tables.
+DATASETS = ["ricci", "credit", "income", "ppr", "ppvr"]
+
+
+def parse_args(description, add_arguments=None, argv=None):
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR,
+                        help="folder laid out like shared/datasets (default: %(default)s)")
+    parser.add_argument("--quick", action="store_true",
+                        help="a small run (fewer folds, repeats or rows) for a smoke check")
+    parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=DATASETS,
+                        help="datasets to run (default: all five)")
+    if add_arguments is not None:
+        add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def load(name, data_dir):
+    """Load one of the paper's datasets by its name in the paper."""
+    from skfair_manifold.datasets import (
+        load_adult,
+        load_compas,
+        load_german_credit,
+        load_ricci,
+    )
+
+    loaders = {
+        "ricci": load_ricci,
+        "credit": load_german_credit,
+        "income": load_adult,
+        "ppr": lambda data_home: load_compas(data_home=data_home),
+        "ppvr": lambda data_home: load_compas(violent=True, data_home=data_home),
+    }
+    return loaders[name](data_home=data_dir)
+
+
+def paper_matrix(bunch):
+    """Features x-breve scaled to [0, 1] (sensitive attributes left out), y, A codes.
+
+    The whole dataset is scaled at once; scripts that split into folds fit the
+    preprocessor on the training fold instead.
+    """
+    import numpy as np
+
+    from skfair_manifold.datasets import make_paper_preprocessor
+
+    pre = make_paper_preprocessor(bunch.numerical_features, bunch.categorical_features,
+                                  sensitive_features=bunch.sensitive_features)
+    X = pre.fit_transform(bunch.data)
+    y = np.asarray(bunch.target, dtype=float)
+    A = np.column_stack([np.unique(bunch.sensitive[s].to_numpy(), return_inverse=True)[1]
+                         for s in bunch.sensitive_features])
+    return X, y, A
+
+
+def markdown_table(headers, rows):
+    def cell(v):
+        return str(v).replace("|", "\\|")
+
+    lines = ["| " + " | ".join(cell(h) for h in headers) + " |",
+             "|" + "|".join("---" for _ in headers) + "|"]
+    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def machine():
+    return (f"{platform.machine()}, {os.cpu_count()} logical CPUs, "
+            f"Python {platform.python_version()}")
+
+
+def write_result(stem, text):
+    """Print ``text`` and write it to ``results/<stem>.md``; return the path."""
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = RESULTS_DIR / f"{stem}.md"
+    path.write_text(text.rstrip() + "\n")
+    print(text)
+    print(f"\n[written to {path.relative_to(REPO)}]")
+    return path
+
+
+def save_figure(fig, stem):
+    RESULTS_DIR.mkdir(parents=True, exist_ok=True)
+    path = RESULTS_DIR / f"{stem}.png"
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    print(f"[figure written to {path.relative_to(REPO)}]")
+    return path
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+class Timer:
+    def __enter__(self):
+        self.start = time.perf_counter()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.start
