@@ -20,7 +20,6 @@ from ._ricci import load_ricci
 # --- generators (owned by the userside engineer) -----------------------------
 from ._generators import make_biased_decisions
 
-__all__ below.
 # ------------------------------------------------------------------------------
 
 __all__ = [
