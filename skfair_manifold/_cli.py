@@ -429,20 +429,68 @@ def _load_graph(path):
     return graph
 
 
-def audit_rows(auditor, X, y, *, batch_size, progress):
+def audit_rows(auditor, X, y, *, batch_size, progress, all_rows):
     """Situation testing of every row, in batches so that progress can be shown.
 
-    Returns the DataFrame of the auditor's report for all rows.
+    The auditor recognises a fitted row by its values, whatever batch it
+    comes in, so batching changes nothing in the result. Returns the
+    evidence of the flagged rows (``auditor.report``, rows renumbered in
+    ``X``) and, with ``all_rows``, ``transform``'s output for every row.
     """
-    pd = _require_pandas("audit")
-    parts = []
+    import numpy as np
+
+    evidence, scores = [], []
     for start in range(0, X.shape[0], batch_size):
         stop = min(start + batch_size, X.shape[0])
-        part = auditor.report(X.iloc[start:stop], y.iloc[start:stop])
-        parts.append(part)
+        X_batch, y_batch = X.iloc[start:stop], y.iloc[start:stop]
+        if all_rows:
+            scores.append(auditor.transform(X_batch))
+        for entry in auditor.report(X_batch, y_batch):
+            entry["row"] += start
+            evidence.append(entry)
         progress.update(stop - start)
     progress.close()
-    return pd.concat(parts)
+    return evidence, (np.vstack(scores) if all_rows else None)
+
+
+def _audit_table(frame, args, auditor, evidence, scores, ids):
+    """One row per audited person: the flag, the rates and the testers."""
+    import numpy as np
+
+    pd = _require_pandas("audit")
+    score_names = [str(n) for n in auditor.get_feature_names_out()]
+    tester_columns = ["testers_unprotected", "decisions_unprotected", "testers_protected",
+                      "decisions_protected"]
+    if scores is None:
+        rows = np.array([e["row"] for e in evidence], dtype=np.intp)
+        table = pd.DataFrame({name: [e[name] for e in evidence] for name in score_names})
+        table.insert(0, "flagged", True)
+    else:
+        rows = np.arange(frame.shape[0])
+        table = pd.DataFrame(scores, columns=score_names)
+        flagged = np.zeros(frame.shape[0], dtype=bool)
+        flagged[[e["row"] for e in evidence]] = True
+        table.insert(0, "flagged", flagged)
+    table.insert(0, "row", rows)
+    if args.id:
+        table.insert(1, args.id, ids[rows])
+    table.insert(table.columns.get_loc("flagged"), args.protected,
+                 frame[args.protected].to_numpy()[rows])
+    table.insert(table.columns.get_loc("flagged"), args.decision,
+                 frame[args.decision].to_numpy()[rows])
+    by_row = {e["row"]: e for e in evidence}
+    for column in tester_columns:
+        values = []
+        for r in rows:
+            entry = by_row.get(int(r))
+            if entry is None:
+                values.append([])
+            elif column.startswith("testers"):
+                values.append(ids[np.asarray(entry[column], dtype=np.intp)].tolist())
+            else:
+                values.append(np.asarray(entry[column]).tolist())
+        table[column] = values
+    return table
 
 
 def run_audit(args):
@@ -478,47 +526,45 @@ def run_audit(args):
     auditor = SituationTestingAuditor(
         protected=args.protected, protected_value=protected_value, method=args.method,
         k=args.k, tau=args.tau, positive_label=positive_label, graph=graph,
-        alpha=args.alpha, n_jobs=args.n_jobs)
+        alpha=args.alpha, alpha_test=args.alpha_test, n_jobs=args.n_jobs,
+        random_state=args.seed)
     t0 = time.perf_counter()
     try:
         auditor.fit(X, y)
         progress = Progress(X.shape[0], label="auditing", enabled=not args.quiet)
-        report = audit_rows(auditor, X, y, batch_size=args.batch_size, progress=progress)
+        evidence, scores = audit_rows(auditor, X, y, batch_size=args.batch_size,
+                                      progress=progress, all_rows=args.all_rows)
     except (ValueError, TypeError) as exc:
         raise CLIError(str(exc)) from None
     elapsed = time.perf_counter() - t0
-    flagged = report["flagged"].to_numpy(dtype=bool)
     ids = frame[args.id].to_numpy() if args.id else np.arange(frame.shape[0])
-    report.insert(0, "row", np.arange(frame.shape[0]))
-    if args.id:
-        report.insert(1, args.id, ids)
-    if not args.all_rows:
-        report = report[flagged]
+    table = _audit_table(frame, args, auditor, evidence, scores, ids)
     candidates = int(((frame[args.protected] == protected_value)
                       & (frame[args.decision] != positive_label)).sum())
-    _note(args, f"audited {frame.shape[0]} rows in {elapsed:.1f} s with {args.method.upper()}-DD "
-                f"(k={args.k}, tau={args.tau}): {int(flagged.sum())} of the {candidates} "
-                f"rows with {args.protected}={protected_value!s} and a negative decision are "
-                f"flagged as discriminated.")
-    q = getattr(auditor, "q_", None)
-    if q is not None:
-        _note(args, f"testers matched on Q = {{{', '.join(map(str, q))}}}.")
+    _note(args, f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
+                f"{args.method.upper()}-DD (k={args.k}, tau={args.tau}): {len(evidence)} of "
+                f"the {candidates} rows with {args.protected}={protected_value!s} and a "
+                f"negative decision are flagged as discriminated.")
+    q = [str(v) for v in auditor.q_]
+    if args.method == "cbn":
+        _note(args, f"testers matched on the decision's causes Q = {{{', '.join(q)}}}.")
     out, close = _open_output(args.output)
     try:
         if args.format == "json":
-            records = json.loads(report.to_json(orient="records"))
+            records = json.loads(table.to_json(orient="records"))
             payload = {"file": args.file, "method": args.method, "k": args.k, "tau": args.tau,
-                       "protected": args.protected, "protected_value": protected_value,
-                       "decision": args.decision, "positive_label": positive_label,
-                       "n_rows": int(frame.shape[0]), "n_flagged": int(flagged.sum()),
-                       "q": list(q) if q is not None else None, "rows": records}
+                       "alpha_test": args.alpha_test, "protected": args.protected,
+                       "protected_value": protected_value, "decision": args.decision,
+                       "positive_label": positive_label, "n_rows": int(frame.shape[0]),
+                       "n_flagged": len(evidence), "q": q, "seconds": round(elapsed, 3),
+                       "rows": records}
             json.dump(payload, out, indent=2, default=_json_default)
             out.write("\n")
         else:
-            flat = report.copy()
-            for column in flat.columns:
-                if flat[column].map(lambda v: isinstance(v, (list, tuple, np.ndarray))).any():
-                    flat[column] = flat[column].map(lambda v: ";".join(map(str, v)))
+            flat = table.copy()
+            for column in ("testers_unprotected", "decisions_unprotected",
+                           "testers_protected", "decisions_protected"):
+                flat[column] = flat[column].map(lambda v: ";".join(map(str, v)))
             flat.to_csv(out, index=False, lineterminator="\n")
     finally:
         if close:
@@ -683,6 +729,13 @@ def build_parser():
     audit.add_argument("--alpha", type=_probability, default=0.05,
                        help="cbn only: significance level of the tests that learn the graph "
                             "(default: 0.05)")
+    audit.add_argument("--alpha-test", type=_probability, default=None, metavar="LEVEL",
+                       help="also require the one-sided Wald lower confidence bound of p1 - p2 "
+                            "at this level to exceed tau, so that a flag is statistically "
+                            "significant (default: off)")
+    audit.add_argument("--seed", type=int, default=0,
+                       help="seed of the documented tie-breaking between equally close "
+                            "testers; the same seed gives the same result (default: 0)")
     audit.add_argument("--all-rows", action="store_true",
                        help="write every row with its p1, p2, diff and flag, not only the "
                             "flagged rows")
@@ -710,8 +763,6 @@ def build_parser():
     demo.add_argument("--n-samples", type=_positive_int, default=6000,
                       help="rows to generate (default: 6000)")
     demo.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    demo.add_argument("-q", "--quiet", action="store_true",
-                      help="no progress bar on standard error")
     demo.set_defaults(func=_run_demo)
     return parser
 
@@ -719,7 +770,7 @@ def build_parser():
 def _run_demo(args):
     from skfair_manifold._demo import run_demo
 
-    return run_demo(n_samples=args.n_samples, seed=args.seed, quiet=args.quiet)
+    return run_demo(n_samples=args.n_samples, seed=args.seed)
 
 
 def main(argv=None):
