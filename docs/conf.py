@@ -7,8 +7,12 @@ network (no intersphinx), so the build works offline.
 import os
 import sys
 import warnings
+from pathlib import Path
 
-sys.path.insert(0, os.path.abspath(".."))
+# The package of this checkout, not an installed copy (when this docs/ sits in one).
+_ROOT = Path(__file__).resolve().parent.parent
+if (_ROOT / "skfair_manifold" / "__init__.py").exists():
+    sys.path.insert(0, str(_ROOT))
 
 import skfair_manifold  # noqa: E402
 
