@@ -365,6 +365,39 @@ def test_audit_summary_on_stderr_without_progress_bar_when_piped(decisions_csv):
     assert "flagged as discriminated" in out.stderr
 
 
+@needs_auditor
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_audit_progress_bar_on_a_terminal(decisions_csv, tmp_path):
+    import pty
+
+    path, _, _ = decisions_csv
+    args = [a for a in AUDIT_ARGS if a != "--quiet"]
+    leader, follower = pty.openpty()
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "skfair_manifold", "audit", str(path), *args, "-k", "20",
+             "--batch-size", "500", "-o", str(tmp_path / "out.csv")],
+            stderr=follower, stdout=subprocess.PIPE, env=env, timeout=300)
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(leader)
+    assert proc.returncode == EXIT_OK
+    text = b"".join(chunks).decode()
+    assert text.count("\rauditing [") == 3  # 1500 rows in batches of 500
+    assert "1500/1500 rows" in text
+
+
 # --- demo ------------------------------------------------------------------------
 
 
