@@ -1,0 +1,122 @@
+"""Timings of the metric layer, printed as tables with ratios measured in the same run.
+
+1. Group metrics (DP, EO, PQP) at 1,000,000 rows and 3 sensitive attributes
+   (2, 5 and 6 values), integer-coded array and a DataFrame of strings.
+2. Exact HFM, both ``hfm_max`` and ``hfm_avg`` from one ``hfm_report`` call,
+   at 30,000 rows, 100 features in [0, 1], two attributes with 2 and 5 values,
+   beside four separate scikit-learn ``NearestNeighbors`` searches (one per
+   label and attribute: the per-row distance to the nearest row of another
+   group, searched group by group), which compute the same four distances.
+
+Run under the shared lock: ``flock /tmp/bench.lock python benchmarks/bench_metrics.py``.
+"""
+
+import argparse
+import platform
+import time
+
+import numpy as np
+import pandas as pd
+import sklearn
+from sklearn.neighbors import NearestNeighbors
+
+from skfair_manifold.metrics import (
+    demographic_parity,
+    equal_opportunity,
+    hfm_report,
+    predictive_quality_parity,
+)
+
+
+def best_of(func, repeat):
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        out = func()
+        times.append(time.perf_counter() - t0)
+    return min(times), out
+
+
+def bench_group(n, repeat):
+    rng = np.random.default_rng(0)
+    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 5, n), rng.integers(0, 6, n)])
+    y_true = rng.integers(0, 2, n)
+    y_pred = np.where(rng.random(n) < 0.8, y_true, 1 - y_true)
+    frame = pd.DataFrame({"sex": np.array(["f", "m"])[A[:, 0]],
+                          "race": np.array(list("abcde"))[A[:, 1]],
+                          "age": pd.Categorical(np.array(list("uvwxyz"))[A[:, 2]])})
+    print(f"\nGroup metrics: {n:,} rows, 3 attributes (2, 5, 6 values), best of {repeat}")
+    print(f"{'metric':28s}{'int array s':>14s}{'DataFrame s':>14s}{'value':>10s}")
+    total = 0.0
+    for metric in (demographic_parity, equal_opportunity, predictive_quality_parity):
+        metric(y_true[:1000], y_pred[:1000], sensitive_features=A[:1000])  # warm up
+        t_arr, v = best_of(lambda: metric(y_true, y_pred, sensitive_features=A), repeat)
+        t_df, v_df = best_of(lambda: metric(y_true, y_pred, sensitive_features=frame), repeat)
+        assert v == v_df
+        total += t_arr
+        print(f"{metric.__name__:28s}{t_arr:14.3f}{t_df:14.3f}{v:10.4f}")
+    print(f"{'all three (int array)':28s}{total:14.3f}   target < 0.5 s per metric")
+
+
+def four_searches(X, labels, codes):
+    """Per label and attribute, per group: NearestNeighbors on the other groups."""
+    rows = np.empty((len(labels), len(codes), X.shape[0]))
+    for li, y in enumerate(labels):
+        Z = np.column_stack([y, X])
+        for k, code in enumerate(codes):
+            for g in np.unique(code):
+                inside = code == g
+                nn = NearestNeighbors(n_neighbors=1, algorithm="brute").fit(Z[~inside])
+                rows[li, k, inside] = nn.kneighbors(Z[inside])[0][:, 0]
+    return rows
+
+
+def bench_hfm(n, p, repeat):
+    rng = np.random.default_rng(0)
+    X = rng.random((n, p))
+    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 5, n)])
+    y_true = (X[:, 0] + 0.3 * A[:, 0] + 0.1 * rng.standard_normal(n) > 0.8).astype(float)
+    y_pred = np.where(rng.random(n) < 0.85, y_true, 1 - y_true)
+    print(f"\nExact HFM: {n:,} rows, {p} features in [0, 1], attributes with 2 and 5 values,"
+          f" true labels and predictions (best of {repeat})")
+    print(f"{'computation':52s}{'seconds':>10s}{'ratio':>8s}")
+    t_nn, rows = best_of(lambda: four_searches(X, [y_true, y_pred],
+                                                [A[:, 0], A[:, 1]]), 1)
+    res = {}
+    for n_jobs in (1, 2):
+        res[n_jobs] = best_of(lambda: hfm_report(y_true, y_pred, X=X, sensitive_features=A,
+                                                 method="exact", scale=False,
+                                                 n_jobs=n_jobs), repeat)
+    t_approx, approx = best_of(lambda: hfm_report(y_true, y_pred, X=X, sensitive_features=A,
+                                                  method="approx", scale=False,
+                                                  random_state=0, n_jobs=2), repeat)
+    print(f"{'4 x NearestNeighbors(brute), one per label x attr':52s}{t_nn:10.2f}{1.0:8.2f}")
+    for n_jobs, (t, _) in res.items():
+        print(f"{f'hfm_report exact (max + avg), n_jobs={n_jobs}':52s}{t:10.2f}"
+              f"{t_nn / t:8.2f}")
+    print(f"{'hfm_report approx (m1=25, paper m2), n_jobs=2':52s}{t_approx:10.2f}"
+          f"{t_nn / t_approx:8.2f}")
+    report = res[2][1]
+    ours = np.stack([report.row_distances_true.T, report.row_distances_pred.T])
+    diff = np.abs(ours - rows).max()
+    print(f"max |row distance, ours - NearestNeighbors| = {diff:.2e}; "
+          f"hfm_max = {report.hfm_max:.5f}, hfm_avg = {report.hfm_avg:.5f} "
+          f"(approx: {approx.hfm_max:.5f}, {approx.hfm_avg:.5f}); target < 6 s")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--group-rows", type=int, default=1_000_000)
+    parser.add_argument("--hfm-rows", type=int, default=30_000)
+    parser.add_argument("--features", type=int, default=100)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+    print(f"python {platform.python_version()}, numpy {np.__version__}, "
+          f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
+          f"{platform.machine()}")
+    bench_group(args.group_rows, args.repeat)
+    bench_hfm(args.hfm_rows, args.features, max(1, args.repeat - 1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""Numbers about a model or a dataset.
+
+- HFM, the harmonic fairness measure via manifolds (HFM paper, Eq. 8):
+  :func:`hfm_max`, :func:`hfm_avg`, and :func:`hfm_report` for both values and
+  the per-attribute breakdown in one call. Natural logarithm.
+- Group baselines for any number of groups and attributes:
+  :func:`demographic_parity`, :func:`equal_opportunity`,
+  :func:`predictive_quality_parity`.
+- :func:`discriminative_risk`: the share of predictions that change when the
+  sensitive attributes are perturbed (needs the estimator).
+
+Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
+sentinel; invalid input raises.
+"""
+
+from ._common import UndefinedFairnessWarning
+from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
+from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._risk import discriminative_risk
+
+__all__ = [
+    "LOG10_FACTOR",
+    "UndefinedFairnessWarning",
+    "demographic_parity",
+    "discriminative_risk",
+    "equal_opportunity",
+    "hfm_avg",
+    "hfm_max",
+    "hfm_report",
+    "predictive_quality_parity",
+]

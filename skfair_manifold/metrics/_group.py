@@ -1,0 +1,233 @@
+"""Group fairness baselines: demographic parity, equal opportunity, predictive quality parity.
+
+Each is the largest gap of a per-group rate, for any number of groups and any
+number of sensitive attributes (one gap per attribute, then the maximum or the
+mean over attributes). The rates come from one ``np.bincount`` per attribute and
+quantity, never from a Python loop over groups.
+"""
+
+import warnings
+from numbers import Real
+
+import numpy as np
+from sklearn.utils._param_validation import StrOptions, validate_params
+
+from ._common import (
+    MSG_GROUP_UNDEFINED,
+    UndefinedFairnessWarning,
+    check_pair,
+    encode_sensitive,
+    positive_masks,
+)
+
+_PARAMS = {
+    "y_true": ["array-like"],
+    "y_pred": ["array-like"],
+    "sensitive_features": ["array-like"],
+    "pos_label": [Real, str, "boolean", None],
+    "method": [StrOptions({"between_groups", "to_overall"})],
+    "aggregate": [StrOptions({"max", "mean"})],
+    "sample_weight": ["array-like", None],
+}
+
+_COMMON_DOC = """
+    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True labels.
+
+    y_pred : array-like of shape (n_samples,)
+        Predicted labels.
+
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        One or several sensitive columns (1-D or 2-D array, Series, DataFrame),
+        each with any hashable values and 2 or more groups.
+
+    pos_label : int, float, bool, str or None, default=None
+        The favourable class; every other class counts as negative. ``None``
+        accepts binary labels coded 0/1 (or -1/1, or booleans) and takes 1 as
+        positive; any other label set (strings, three or more classes) raises
+        and asks for ``pos_label``: no class is ever chosen silently.
+
+    method : {"between_groups", "to_overall"}, default="between_groups"
+        As in fairlearn: ``"between_groups"`` is the largest rate minus the
+        smallest; ``"to_overall"`` the largest absolute difference between a
+        group's rate and the rate over all rows.
+
+    aggregate : {"max", "mean"}, default="max"
+        How the per-attribute gaps combine when there are several attributes.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Non-negative row weights.
+
+    Returns
+    -------
+    gap : float
+        In [0, 1]; 0 means equal rates. ``nan`` (with an
+        :class:`UndefinedFairnessWarning`) when a group's rate is undefined."""
+
+
+def _check_weights(sample_weight, n):
+    if sample_weight is None:
+        return None
+    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
+    if w.shape[0] != n:
+        raise ValueError(f"sample_weight has {w.shape[0]} rows but y_true has {n}.")
+    if not np.isfinite(w).all() or (w < 0).any():
+        raise ValueError("sample_weight must be finite and non-negative.")
+    return w
+
+
+def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, weights):
+    """Per-attribute largest gap of ``sum(numer) / sum(denom)`` over groups.
+
+    ``numer`` and ``denom`` are boolean row masks (``numer`` implies ``denom``).
+    """
+    codes, names, groups = encode_sensitive(sensitive_features, n)
+    num_w = numer.astype(np.float64) if weights is None else numer * weights
+    den_w = denom.astype(np.float64) if weights is None else denom * weights
+    gaps = np.empty(len(codes))
+    for k, code in enumerate(codes):
+        g = groups[k].shape[0]
+        den = np.bincount(code, weights=den_w, minlength=g)
+        num = np.bincount(code, weights=num_w, minlength=g)
+        empty = den == 0
+        if empty.any():
+            warnings.warn(
+                MSG_GROUP_UNDEFINED.format(metric=metric, attr=names[k],
+                                           groups=list(groups[k][empty].tolist()), what=what),
+                UndefinedFairnessWarning, stacklevel=3)
+            gaps[k] = np.nan
+            continue
+        rate = num / den
+        if method == "between_groups":
+            gaps[k] = rate.max() - rate.min()
+        else:
+            gaps[k] = np.abs(rate - num_w.sum() / den_w.sum()).max()
+    return gaps
+
+
+def _aggregate(gaps, aggregate):
+    # nan propagates on purpose: an undefined attribute makes the whole value undefined
+    return float(np.max(gaps) if aggregate == "max" else np.mean(gaps))
+
+
+@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
+                       method="between_groups", aggregate="max", sample_weight=None):
+    """Demographic parity gap: how much the rate of positive predictions differs by group.
+
+    For each attribute, the selection rate ``P(y_pred = pos | group)`` of every
+    group; the gap between them (``method``); then the maximum or the mean over
+    attributes (``aggregate``). ``y_true`` only fixes the label set.
+    {common}
+
+    See Also
+    --------
+    equal_opportunity, predictive_quality_parity
+
+    References
+    ----------
+    HFM paper, Section 4.1, baseline DP [35, 36]; fairlearn's
+    ``demographic_parity_difference`` for ``method``.
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import demographic_parity
+    >>> y_true = [0, 1, 1, 0, 1, 0]
+    >>> y_pred = [1, 1, 0, 0, 1, 0]
+    >>> group = ["a", "a", "b", "b", "c", "c"]
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group)
+    1.0
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group, method="to_overall")
+    0.5
+    """
+    y_true, y_pred = check_pair(y_true, y_pred)
+    n = y_true.shape[0]
+    _, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
+    gaps = _rate_gaps(pred_pos, np.ones(n, dtype=bool), sensitive_features, n,
+                      method=method, metric="demographic_parity", what="rows",
+                      weights=_check_weights(sample_weight, n))
+    return _aggregate(gaps, aggregate)
+
+
+@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
+                      method="between_groups", aggregate="max", sample_weight=None):
+    """Equal opportunity gap: how much the true positive rate differs by group.
+
+    For each attribute, ``P(y_pred = pos | y_true = pos, group)`` (recall) of
+    every group, the gap between them, then the maximum or mean over attributes.
+    A group with no row where ``y_true == pos_label`` has an undefined rate: the
+    value is then ``nan`` with an :class:`UndefinedFairnessWarning`.
+    {common}
+
+    See Also
+    --------
+    demographic_parity, predictive_quality_parity
+
+    References
+    ----------
+    HFM paper, Section 4.1, baseline EO [37] (Hardt et al., 2016).
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import equal_opportunity
+    >>> y_true = [1, 1, 1, 1, 0, 0]
+    >>> y_pred = [1, 0, 1, 1, 0, 1]
+    >>> sex = ["f", "f", "m", "m", "f", "m"]
+    >>> equal_opportunity(y_true, y_pred, sensitive_features=sex)
+    0.5
+    """
+    y_true, y_pred = check_pair(y_true, y_pred)
+    n = y_true.shape[0]
+    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "equal_opportunity")
+    gaps = _rate_gaps(true_pos & pred_pos, true_pos, sensitive_features, n,
+                      method=method, metric="equal_opportunity",
+                      what="row with y_true == pos_label",
+                      weights=_check_weights(sample_weight, n))
+    return _aggregate(gaps, aggregate)
+
+
+@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
+                              method="between_groups", aggregate="max", sample_weight=None):
+    """Predictive quality parity gap: how much the precision differs by group.
+
+    For each attribute, ``P(y_true = pos | y_pred = pos, group)`` (positive
+    predictive value) of every group, the gap between them, then the maximum
+    or mean over attributes. A group with no row where ``y_pred == pos_label``
+    has an undefined precision: the value is then ``nan`` with an
+    :class:`UndefinedFairnessWarning`.
+    {common}
+
+    See Also
+    --------
+    demographic_parity, equal_opportunity
+
+    References
+    ----------
+    HFM paper, Section 4.1, baseline PQP [38, 2] (Chouldechova, 2017).
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import predictive_quality_parity
+    >>> y_true = [1, 0, 1, 1, 0, 0]
+    >>> y_pred = [1, 1, 1, 1, 0, 0]
+    >>> sex = ["f", "f", "m", "m", "f", "m"]
+    >>> predictive_quality_parity(y_true, y_pred, sensitive_features=sex)
+    0.5
+    """
+    y_true, y_pred = check_pair(y_true, y_pred)
+    n = y_true.shape[0]
+    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "predictive_quality_parity")
+    gaps = _rate_gaps(true_pos & pred_pos, pred_pos, sensitive_features, n,
+                      method=method, metric="predictive_quality_parity",
+                      what="row with y_pred == pos_label",
+                      weights=_check_weights(sample_weight, n))
+    return _aggregate(gaps, aggregate)
+
+
+for _f in (demographic_parity, equal_opportunity, predictive_quality_parity):
+    _f.__doc__ = _f.__doc__.replace("    {common}", _COMMON_DOC)
+del _f

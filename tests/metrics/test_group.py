@@ -1,0 +1,192 @@
+"""DP, EO and PQP against a plain per-group computation written here."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose
+
+from skfair_manifold.metrics import (
+    UndefinedFairnessWarning,
+    demographic_parity,
+    equal_opportunity,
+    predictive_quality_parity,
+)
+from skfair_manifold.metrics._common import (
+    MSG_GROUP_UNDEFINED,
+    MSG_POS_LABEL_ABSENT,
+    MSG_POS_LABEL_NEEDED,
+)
+
+METRICS = [demographic_parity, equal_opportunity, predictive_quality_parity]
+
+
+def plain_gap(metric, y_true, y_pred, a, pos=1, method="between_groups", w=None):
+    """One attribute, a Python loop over groups: the reference."""
+    y_true, y_pred, a = map(np.asarray, (y_true, y_pred, a))
+    w = np.ones(len(a)) if w is None else np.asarray(w, dtype=float)
+    t, p = y_true == pos, y_pred == pos
+
+    def rate(mask):
+        if metric is demographic_parity:
+            num, den = p & mask, mask
+        elif metric is equal_opportunity:
+            num, den = p & t & mask, t & mask
+        else:
+            num, den = t & p & mask, p & mask
+        return np.sum(w[num]) / np.sum(w[den])
+
+    rates = [rate(a == g) for g in sorted(set(a.tolist()))]
+    if method == "between_groups":
+        return max(rates) - min(rates)
+    overall = rate(np.ones(len(a), dtype=bool))
+    return max(abs(r - overall) for r in rates)
+
+
+def make(seed, n=400, n_groups=(3,)):
+    rng = np.random.default_rng(seed)
+    A = np.column_stack([rng.integers(0, g, n) for g in n_groups])
+    # every group has positives among labels and predictions
+    A[: 2 * max(n_groups)] = np.repeat(np.arange(max(n_groups)), 2)[:, None] % n_groups
+    y_true = rng.integers(0, 2, n)
+    y_pred = rng.integers(0, 2, n)
+    y_true[: 2 * max(n_groups)] = 1
+    y_pred[: 2 * max(n_groups)] = 1
+    return y_true, y_pred, A
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("n_groups", [2, 3, 6])
+@pytest.mark.parametrize("method", ["between_groups", "to_overall"])
+@pytest.mark.parametrize("seed", range(3))
+def test_one_attribute_matches_plain(metric, n_groups, method, seed):
+    y_true, y_pred, A = make(seed, n_groups=(n_groups,))
+    got = metric(y_true, y_pred, sensitive_features=A[:, 0], method=method)
+    assert_allclose(got, plain_gap(metric, y_true, y_pred, A[:, 0], method=method),
+                    rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["between_groups", "to_overall"])
+def test_two_attributes_max_and_mean(metric, method):
+    y_true, y_pred, A = make(7, n_groups=(3, 6))
+    gaps = [plain_gap(metric, y_true, y_pred, A[:, k], method=method) for k in range(2)]
+    assert_allclose(metric(y_true, y_pred, sensitive_features=A, method=method), max(gaps),
+                    atol=1e-12)
+    assert_allclose(metric(y_true, y_pred, sensitive_features=A, method=method,
+                           aggregate="mean"), np.mean(gaps), atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_dataframe_with_string_columns_and_weights(metric):
+    y_true, y_pred, A = make(3, n_groups=(2, 6))
+    frame = pd.DataFrame({"sex": np.array(["f", "m"])[A[:, 0]],
+                          "race": pd.Categorical(np.array(list("abcdef"))[A[:, 1]])})
+    w = np.random.default_rng(0).random(len(y_true))
+    expected = max(plain_gap(metric, y_true, y_pred, frame[c], w=w) for c in frame)
+    got = metric(y_true, y_pred, sensitive_features=frame, sample_weight=w)
+    assert_allclose(got, expected, atol=1e-12)
+    # same value through the O(n) integer path and the shared encoder
+    assert_allclose(metric(y_true, y_pred, sensitive_features=A, sample_weight=w), got,
+                    atol=1e-12)
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_relabelling_groups_changes_nothing(metric):
+    y_true, y_pred, A = make(5, n_groups=(6,))
+    perm = np.array([3, 5, 0, 1, 4, 2]) * 10 - 7
+    assert_allclose(metric(y_true, y_pred, sensitive_features=perm[A[:, 0]]),
+                    metric(y_true, y_pred, sensitive_features=A[:, 0]), atol=1e-12)
+
+
+def test_pos_label_rules():
+    y_true = np.array(["yes", "no", "yes", "no"])
+    y_pred = np.array(["yes", "yes", "no", "no"])
+    a = [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="Pass pos_label=<the favourable class>"):
+        demographic_parity(y_true, y_pred, sensitive_features=a)
+    assert demographic_parity(y_true, y_pred, sensitive_features=a, pos_label="yes") == 1.0
+    with pytest.raises(ValueError, match=r"pos_label='Yes' occurs neither"):
+        demographic_parity(y_true, y_pred, sensitive_features=a, pos_label="Yes")
+    # -1/1 and booleans are binary: 1 / True is positive
+    assert demographic_parity([-1, 1, 1, -1], [1, 1, -1, -1], sensitive_features=a) == 1.0
+    assert demographic_parity([True, False] * 2, [True, True, False, False],
+                              sensitive_features=a) == 1.0
+    assert "No class is chosen for you" in MSG_POS_LABEL_NEEDED
+    assert "Check its spelling" in MSG_POS_LABEL_ABSENT
+
+
+def test_multiclass_needs_pos_label_and_never_picks_one():
+    y_true = np.array([0, 1, 2, 2, 1, 0])
+    y_pred = np.array([2, 1, 2, 0, 1, 0])
+    a = [0, 0, 0, 1, 1, 1]
+    for metric in METRICS:
+        with pytest.raises(ValueError, match=r"classes found: \[0, 1, 2\]"):
+            metric(y_true, y_pred, sensitive_features=a)
+    # explicit: class 2 against the rest
+    assert demographic_parity(y_true, y_pred, sensitive_features=a, pos_label=2) == \
+        pytest.approx(plain_gap(demographic_parity, y_true, y_pred, a, pos=2))
+    assert equal_opportunity(y_true, y_pred, sensitive_features=a, pos_label=2) == \
+        pytest.approx(plain_gap(equal_opportunity, y_true, y_pred, a, pos=2))
+
+
+def test_undefined_group_gives_nan_and_a_warning():
+    # group 1 has no positive label: its true positive rate is 0/0
+    y_true = [1, 1, 0, 0, 0, 0]
+    y_pred = [1, 0, 1, 0, 0, 1]
+    a = ["u", "u", "u", "v", "v", "v"]
+    with pytest.warns(UndefinedFairnessWarning, match=r"attribute 0: group\(s\) \['v'\]"):
+        assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=a))
+    # PQP: group v has no positive prediction
+    with pytest.warns(UndefinedFairnessWarning, match="row with y_pred == pos_label"):
+        assert np.isnan(predictive_quality_parity([1, 0, 1, 0, 1, 0], [1, 1, 0, 0, 0, 0],
+                                                  sensitive_features=a))
+    # one undefined attribute makes the aggregate undefined, named in the message
+    frame = pd.DataFrame({"s": a, "t": [0, 1, 0, 1, 0, 1]})
+    with pytest.warns(UndefinedFairnessWarning, match="attribute 's'"):
+        assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=frame,
+                                          aggregate="mean"))
+    assert "never a sentinel" in MSG_GROUP_UNDEFINED
+    # DP is defined whenever every group has rows: no warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert demographic_parity(y_true, y_pred, sensitive_features=a) == pytest.approx(1 / 3)
+
+
+def test_no_positive_anywhere_is_defined_for_dp():
+    assert demographic_parity([0, 0, 0, 0], [0, 0, 0, 0], sensitive_features=[0, 1, 0, 1]) == 0
+
+
+@pytest.mark.parametrize("metric", METRICS)
+def test_bad_input(metric):
+    with pytest.raises(ValueError, match="single group"):
+        metric([0, 1], [1, 1], sensitive_features=[3, 3])
+    with pytest.raises(ValueError, match="rows"):
+        metric([0, 1, 1], [1, 1], sensitive_features=[0, 1])
+    with pytest.raises(ValueError, match="sensitive_features 0"):
+        metric([0, 1, 1], [1, 1, 0], sensitive_features=[0, 1])
+    with pytest.raises(ValueError, match="missing values"):
+        metric([0, 1, 1], [1, 1, 0], sensitive_features=[0.0, np.nan, 1.0])
+    with pytest.raises(ValueError, match="non-negative"):
+        metric([0, 1], [1, 1], sensitive_features=[0, 1], sample_weight=[1, -1])
+
+
+@pytest.mark.parametrize("kind", ["int", "negative", "float", "str", "frame", "series"])
+def test_fast_encoding_equals_the_shared_check(kind):
+    from skfair_manifold._validation import check_sensitive
+    from skfair_manifold.metrics._common import encode_sensitive
+
+    rng = np.random.default_rng(0)
+    A = rng.integers(0, 6, (300, 2))
+    value = {"int": A, "negative": A * 7 - 20, "float": A / 2.0,
+             "str": np.array(list("abcdef"))[A],
+             "frame": pd.DataFrame({"s": np.array(list("abcdef"))[A[:, 0]],
+                                    "c": pd.Categorical(A[:, 1]), "i": A[:, 0] - 3}),
+             "series": pd.Series(np.array(list("abcdef"))[A[:, 0]], name="race")}[kind]
+    fast, shared = encode_sensitive(value, 300), check_sensitive(value, 300)
+    assert fast[1] == shared[1]
+    for a, b in zip(fast[0], shared[0]):
+        np.testing.assert_array_equal(a, b)
+    for a, b in zip(fast[2], shared[2]):
+        assert list(a) == list(b)
