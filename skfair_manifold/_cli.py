@@ -414,6 +414,7 @@ def run_hfm(args):
 
 
 def _load_graph(path):
+    """A JSON object mapping each node to its parents, or a JSON list of the decision's parents."""
     try:
         with open(path, encoding="utf-8") as handle:
             graph = json.load(handle)
@@ -421,11 +422,14 @@ def _load_graph(path):
         raise CLIError(MSG_NO_FILE.format(path=path)) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise CLIError(f"{path} is not valid JSON: {exc}.") from None
+    if isinstance(graph, list) and all(isinstance(p, str) for p in graph):
+        return graph
     if not isinstance(graph, dict) or not all(
         isinstance(ps, list) and all(isinstance(p, str) for p in ps) for ps in graph.values()
     ):
         raise CLIError(f"{path} must hold a JSON object mapping each node to the list of its "
-                       'parents, for example {"decision": ["age", "education"]}.')
+                       'parents, for example {"decision": ["age", "education"]}, or the list '
+                       "of the decision's parents.")
     return graph
 
 
@@ -723,9 +727,10 @@ def build_parser():
     audit.add_argument("--tau", type=_probability, default=0.05,
                        help="the legal threshold on p1 - p2 (default: 0.05)")
     audit.add_argument("--graph", metavar="FILE",
-                       help="cbn only: a JSON file mapping each node to its parents, the "
-                            "decision node named as --decision; learned from the data when "
-                            "absent")
+                       help="cbn only: a JSON file with the causal graph, an object mapping "
+                            "each node to the list of its parents (the decision node named as "
+                            "--decision), or just the list of the decision's parents; learned "
+                            "from the data when absent")
     audit.add_argument("--alpha", type=_probability, default=0.05,
                        help="cbn only: significance level of the tests that learn the graph "
                             "(default: 0.05)")

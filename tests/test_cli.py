@@ -245,7 +245,7 @@ def test_audit_bad_graph_file(tmp_path, decisions_csv):
     graph = tmp_path / "graph.json"
     graph.write_text("{not json")
     assert "is not valid JSON" in _error(run("audit", path, *AUDIT_ARGS, "--graph", graph))
-    graph.write_text('["decision", "x0"]')
+    graph.write_text('{"decision": "x0"}')
     assert "must hold a JSON object mapping each node" in \
         _error(run("audit", path, *AUDIT_ARGS, "--graph", graph))
     assert "no such file" in _error(run("audit", path, *AUDIT_ARGS, "--graph",
@@ -396,6 +396,20 @@ def test_audit_progress_bar_on_a_terminal(decisions_csv, tmp_path):
     text = b"".join(chunks).decode()
     assert text.count("\rauditing [") == 3  # 1500 rows in batches of 500
     assert "1500/1500 rows" in text
+
+
+@needs_auditor
+def test_audit_with_a_given_graph(decisions_csv, tmp_path):
+    path, _, _ = decisions_csv
+    graph = tmp_path / "graph.json"
+    graph.write_text(json.dumps({"decision": ["s0", "x0", "x1", "x2"], "x5": ["s0"]}))
+    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph, "--format", "json")
+    assert out.returncode == EXIT_OK, out.stderr
+    assert json.loads(out.stdout)["q"] == ["x0", "x1", "x2"]
+    graph.write_text(json.dumps(["s0", "x0", "x1"]))
+    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph, "--format", "json")
+    assert out.returncode == EXIT_OK, out.stderr
+    assert json.loads(out.stdout)["q"] == ["x0", "x1"]
 
 
 # --- demo ------------------------------------------------------------------------
