@@ -15,6 +15,9 @@ metrics
     parity, discriminative risk.
 scorers
     The metrics as scikit-learn scorers for model selection.
+situation_testing
+    ``SituationTestingAuditor``: situation testing of individual decisions
+    (KNN-DD and CBN-DD).
 """
 
 __version__ = "0.1.0.dev0"
@@ -28,6 +31,7 @@ from skfair_manifold.metrics import (  # noqa: E402
     hfm_report,
     predictive_quality_parity,
 )
+from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
 from skfair_manifold.scorers import (  # noqa: E402
     demographic_parity_scorer,
     equal_opportunity_scorer,
@@ -58,4 +62,6 @@ __all__ = [
     "make_fairness_scorer",
     "make_hfm_scorer",
     "predictive_quality_parity_scorer",
+    # situation testing
+    "SituationTestingAuditor",
 ]

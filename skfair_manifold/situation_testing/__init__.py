@@ -1,0 +1,11 @@
+"""Situation testing: discrimination against one person.
+
+``SituationTestingAuditor`` compares the decisions given to a person's
+nearest look-alikes inside and outside the protected group, with the testers
+chosen by KNN-DD (Luong, Ruggieri and Turini, 2011) or by CBN-DD (Zhang, Wu
+and Wu, 2016).
+"""
+
+from ._auditor import SituationTestingAuditor
+
+__all__ = ["SituationTestingAuditor"]
