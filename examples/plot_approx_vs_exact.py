@@ -55,10 +55,10 @@ print(f"relative error of the approximate d_avg: median {np.median(relative_erro
 print("approximate >= exact on every data set:", bool(np.all(d_avg_approx >= d_avg_exact)))
 
 # %%
-# At these sizes the exact computation is the faster one: on this project's
-# machine the approximation starts to pay off from about 26,000 rows
-# (``benchmarks/fig4_approx_vs_exact.py``). Its value is the guarantee and the
-# scaling, not speed on small data.
+# These data are small: on this project's machine (2 cores) the approximation
+# becomes faster than the exact computation only from about 26,000 rows
+# (``benchmarks/fig4_approx_vs_exact.py``). What it offers here is the
+# guarantee and how it scales, not speed.
 #
 # The average distance per data set
 # ---------------------------------
