@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install dev bench clean
+.PHONY: demo test install dev bench docs test-docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ $(VENV)/.installed: pyproject.toml setup.cfg | $(BIN)/python
 
 $(VENV)/.installed-dev: pyproject.toml setup.cfg | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+$(VENV)/.installed-docs: pyproject.toml setup.cfg | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
 	touch $@ $(VENV)/.installed
 
 install: $(VENV)/.installed
@@ -32,5 +36,10 @@ test: dev
 bench: dev
 	$(BIN)/python benchmarks/bench_distances.py
 
+# The documentation, warnings as errors; the gallery examples run. Output in docs/_build/html.
+docs: $(VENV)/.installed-docs
+	$(BIN)/python -m sphinx -W --keep-going -q -b html docs docs/_build/html
+
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache .hypothesis docs/_build docs/generated \
+		docs/auto_examples docs/sg_execution_times.rst

@@ -22,7 +22,7 @@ enable routing and pass them to ``fit``.
 
 # %%
 # Data: two sensitive attributes, race (5 values) and age band (4 values)
-# ----------------------------------------------------------------------
+# -----------------------------------------------------------------------
 # The label depends on the features and, unfairly, on race and age. The
 # models never see race or age, but ``zip`` is a proxy of race. An income in
 # raw dollars sits among the features: HFM min-max scales the features it

@@ -18,9 +18,8 @@ from ._german import load_german_credit
 from ._ricci import load_ricci
 
 # --- generators (owned by the userside engineer) -----------------------------
-# `make_biased_decisions` lives in `._generators`; export it here, e.g.
-#     from ._generators import make_biased_decisions
-# and add "make_biased_decisions" to __all__ below.
+from ._generators import make_biased_decisions
+
 # ------------------------------------------------------------------------------
 
 __all__ = [
@@ -30,5 +29,6 @@ __all__ = [
     "load_dutch_census",
     "load_german_credit",
     "load_ricci",
+    "make_biased_decisions",
     "make_paper_preprocessor",
 ]

@@ -122,7 +122,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     Attributes
     ----------
     n_features_in_ : int
-    feature_names_in_ : ndarray of shape (n_features_in_,)
+    feature_names_in_ : ndarray of shape (`n_features_in_`,)
         Defined only when X has string column names.
     protected_index_ : int
         Position of the protected column.

@@ -1,0 +1,111 @@
+"""Fairness-performance trade-off from a search's ``cv_results_``."""
+
+import numpy as np
+
+from skfair_manifold.plotting._base import get_axes
+from skfair_manifold.plotting._pareto import pareto_front
+
+MSG_MISSING_KEY = (
+    "cv_results has no key {key!r}: pass the scorer names used in `scoring` (found "
+    "{available}). With scoring={{'acc': 'accuracy', 'hfm': hfm_avg_scorer}}, use "
+    "fairness='hfm', performance='acc'."
+)
+
+
+def _results(cv_results):
+    return getattr(cv_results, "cv_results_", cv_results)
+
+
+def _mean_scores(results, name):
+    key = f"mean_test_{name}"
+    if key not in results:
+        if name == "score" or "mean_test_score" in results:
+            available = ["score"]
+        else:
+            available = sorted(k[len("mean_test_"):] for k in results
+                               if k.startswith("mean_test_"))
+        raise KeyError(MSG_MISSING_KEY.format(key=key, available=available))
+    return np.asarray(results[key], dtype=np.float64)
+
+
+def plot_fairness_tradeoff(
+    cv_results,
+    *,
+    fairness="hfm",
+    performance="accuracy",
+    negate_fairness=True,
+    annotate=False,
+    ax=None,
+):
+    """Plot every candidate of a search by unfairness and performance.
+
+    One point per candidate (mean over the folds), the Pareto front drawn as a
+    step line through the candidates that no other beats on both counts, and
+    the front's points circled.
+
+    Parameters
+    ----------
+    cv_results : dict or fitted search
+        ``search.cv_results_`` of a :class:`~sklearn.model_selection.GridSearchCV`
+        or :class:`~sklearn.model_selection.RandomizedSearchCV` fitted with
+        several scorers, or the search itself.
+    fairness : str, default="hfm"
+        The name of the fairness scorer in ``scoring``: the plot reads
+        ``cv_results["mean_test_" + fairness]``.
+    performance : str, default="accuracy"
+        The name of the performance scorer in ``scoring``.
+    negate_fairness : bool, default=True
+        Whether the fairness scorer returned the negated measure. All the
+        scorers of :mod:`skfair_manifold.scorers` do (lower unfairness is
+        better, so the scorer returns minus the measure, as scikit-learn's
+        ``greater_is_better=False`` does): the plot shows the measure itself,
+        lower is fairer.
+    annotate : bool, default=False
+        Write the candidate's index (its row in ``cv_results``) beside each
+        point on the front.
+    ax : matplotlib Axes, default=None
+        Where to draw; a new figure when None.
+
+    Returns
+    -------
+    ax : matplotlib Axes
+        ``ax.front_`` holds the indices of the candidates on the front.
+
+    See Also
+    --------
+    pareto_front : the same front, without the plot.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from skfair_manifold.plotting import plot_fairness_tradeoff
+    >>> results = {"mean_test_acc": [0.70, 0.80, 0.75],
+    ...            "mean_test_hfm": [-0.10, -0.20, -0.30]}
+    >>> ax = plot_fairness_tradeoff(results, fairness="hfm", performance="acc")
+    >>> ax.front_.tolist()
+    [0, 1]
+    """
+    results = _results(cv_results)
+    unfair = _mean_scores(results, fairness)
+    perf = _mean_scores(results, performance)
+    if negate_fairness:
+        unfair = -unfair
+    ax = get_axes(ax, "plot_fairness_tradeoff")
+    keep = ~(np.isnan(unfair) | np.isnan(perf))
+    idx = np.flatnonzero(keep)
+    front = idx[pareto_front(unfair[keep], perf[keep])]
+    ax.scatter(unfair[keep], perf[keep], color="tab:blue", alpha=0.6, label="candidates")
+    ax.step(unfair[front], perf[front], where="post", color="tab:red", linewidth=1.5)
+    ax.scatter(unfair[front], perf[front], facecolors="none", edgecolors="tab:red", s=120,
+               linewidths=1.5, label="Pareto front")
+    if annotate:
+        for i in front:
+            ax.annotate(str(i), (unfair[i], perf[i]), textcoords="offset points",
+                        xytext=(6, -10), fontsize=8)
+    ax.set_xlabel(f"{fairness} (lower is fairer)")
+    ax.set_ylabel(f"{performance} (higher is better)")
+    ax.set_title("Fairness-performance trade-off")
+    ax.legend(loc="best")
+    ax.front_ = front
+    return ax
