@@ -8,15 +8,15 @@ metric returns ``nan`` and emits :class:`UndefinedFairnessWarning`, whose
 message names the case, the attribute and the group. It never returns a
 sentinel (0, 1, inf): a sentinel would rank as a real value in a model search,
 whereas ``nan`` is ranked last by ``GridSearchCV`` and stands out in
-``cross_validate``.
+``cross_validate``. Invalid *input* (lengths, NaN, a single group, a missing
+``pos_label``) raises instead.
 
 The group gaps (DP, EO, PQP) narrow "undefined" to what cannot be compared: a
 group whose own rate is 0/0 (no positive label for EO, no positive prediction
 for PQP, no weight for DP) is left out of its attribute's gap, with one
 warning per attribute naming the groups left out; the gap is ``nan`` only when
 fewer than 2 groups of an attribute keep a defined rate. A small group without
-positives in one cross-validation fold thus no longer blanks the whole score. Invalid *input* (lengths, NaN, a single group, a missing
-``pos_label``) raises instead.
+positives in one cross-validation fold thus no longer blanks the whole score.
 """
 
 import numbers
