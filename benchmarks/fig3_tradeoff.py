@@ -111,7 +111,8 @@ def main(argv=None):
                          f"{100 * res['mean_test_f1'][k]:.2f}", f"{-res[f'mean_test_{m}'][k]:.4f}"
                          + (" (undefined on every candidate)"
                             if np.isnan(res[f"mean_test_{m}"]).all() else ""),
-                         "yes (refit)" if (m == "hfm_avg" and k == search.best_index_) else ""])
+                         "yes (refit)" if (m == "hfm_avg" and k == search.best_index_) else "",
+                         f"{int(np.isnan(res[f'mean_test_{m}']).sum())} / {len(res['params'])}"])
     elapsed = time.perf_counter() - start
     text = "\n\n".join([
         f"## Figure 3: fairness-performance trade-offs ({'quick' if args.quick else 'full'} run)",
@@ -121,7 +122,8 @@ def main(argv=None):
         f"ratio {RATIO}, averaged over attributes; DP/EO/PQP: largest gap between groups, "
         "largest over attributes.",
         markdown_table(["dataset", "measure", "chosen parameters", "accuracy", "f1",
-                        "unfairness (lower is fairer)", "GridSearchCV refit"], rows),
+                        "unfairness (lower is fairer)", "GridSearchCV refit",
+                        "candidates with a nan mean"], rows),
         f"Machine: {machine()}. Wall time of this script: {elapsed:.1f} s.",
     ])
     stem = "fig3_tradeoff" + ("_quick" if args.quick else "")

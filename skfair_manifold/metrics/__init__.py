@@ -10,7 +10,9 @@
   sensitive attributes are perturbed (needs the estimator).
 
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
-sentinel; invalid input raises.
+sentinel; invalid input raises. In the group baselines a group whose own rate is
+undefined (no positives for EO or PQP) is left out of its attribute's gap with
+that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 """
 
 from ._common import UndefinedFairnessWarning

@@ -10,6 +10,13 @@ sentinel (0, 1, inf): a sentinel would rank as a real value in a model search,
 whereas ``nan`` is ranked last by ``GridSearchCV`` and stands out in
 ``cross_validate``. Invalid *input* (lengths, NaN, a single group, a missing
 ``pos_label``) raises instead.
+
+The group gaps (DP, EO, PQP) narrow "undefined" to what cannot be compared: a
+group whose own rate is 0/0 (no positive label for EO, no positive prediction
+for PQP, no weight for DP) is left out of its attribute's gap, with one
+warning per attribute naming the groups left out; the gap is ``nan`` only when
+fewer than 2 groups of an attribute keep a defined rate. A small group without
+positives in one cross-validation fold thus no longer blanks the whole score.
 """
 
 import numbers
@@ -37,10 +44,18 @@ MSG_POS_LABEL_ABSENT = (
     "pos_label={pos_label!r} occurs neither in y_true nor in y_pred (classes found: "
     "{classes}). Check its spelling and type."
 )
+MSG_GROUPS_LEFT_OUT = (
+    "{metric}: for sensitive attribute {attr!r}, group(s) {groups} have no {what} in the "
+    "data given, so their rate is 0/0; they are left out of this attribute's gap, which "
+    "compares the {n_defined} groups with a defined rate. Score on more rows, or merge "
+    "rare groups, to compare every group."
+)
 MSG_GROUP_UNDEFINED = (
     "{metric} is undefined for sensitive attribute {attr!r}: group(s) {groups} have no "
-    "{what} in the data given, so their rate is 0/0. Returning nan (policy: undefined "
-    "values are nan, never a sentinel). Score on more rows, or merge rare groups."
+    "{what} in the data given, so their rate is 0/0 and they are left out, which leaves "
+    "{n_defined} group(s) with a defined rate, fewer than the 2 a gap needs. Returning nan "
+    "(policy: undefined values are nan, never a sentinel). Score on more rows, or merge "
+    "rare groups."
 )
 
 

@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import StrOptions, validate_params
 
 from ._common import (
     MSG_GROUP_UNDEFINED,
+    MSG_GROUPS_LEFT_OUT,
     UndefinedFairnessWarning,
     check_pair,
     encode_sensitive,
@@ -63,8 +64,15 @@ _COMMON_DOC = """
     Returns
     -------
     gap : float
-        In [0, 1]; 0 means equal rates. ``nan`` (with an
-        :class:`UndefinedFairnessWarning`) when a group's rate is undefined."""
+        In [0, 1]; 0 means equal rates. Undefined rates: a group whose rate is
+        0/0 (for DP, no row of non-zero weight; for EO, none with
+        ``y_true == pos_label``; for PQP, none with ``y_pred == pos_label``) is
+        left out of its attribute's gap, with one :class:`UndefinedFairnessWarning` per
+        attribute naming the groups left out. An attribute's gap is ``nan``
+        (with the warning) only when fewer than 2 of its groups keep a defined
+        rate, and a ``nan`` attribute makes the aggregate ``nan``. The overall
+        rate of ``"to_overall"`` is unaffected: a group left out adds nothing
+        to the rate's denominator."""
 
 
 def _check_weights(sample_weight, n):
@@ -82,6 +90,8 @@ def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, wei
     """Per-attribute largest gap of ``sum(numer) / sum(denom)`` over groups.
 
     ``numer`` and ``denom`` are boolean row masks (``numer`` implies ``denom``).
+    Groups with a zero denominator are left out of the gap (one warning per
+    attribute); fewer than 2 groups left gives ``nan``.
     """
     codes, names, groups = encode_sensitive(sensitive_features, n)
     num_w = numer.astype(np.float64) if weights is None else numer * weights
@@ -91,15 +101,20 @@ def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, wei
         g = groups[k].shape[0]
         den = np.bincount(code, weights=den_w, minlength=g)
         num = np.bincount(code, weights=num_w, minlength=g)
-        empty = den == 0
-        if empty.any():
+        defined = den > 0
+        n_defined = int(defined.sum())
+        if n_defined < g:
+            msg = MSG_GROUPS_LEFT_OUT if n_defined >= 2 else MSG_GROUP_UNDEFINED
             warnings.warn(
-                MSG_GROUP_UNDEFINED.format(metric=metric, attr=names[k],
-                                           groups=list(groups[k][empty].tolist()), what=what),
+                msg.format(metric=metric, attr=names[k], what=what, n_defined=n_defined,
+                           groups=list(groups[k][~defined].tolist())),
                 UndefinedFairnessWarning, stacklevel=3)
-            gaps[k] = np.nan
-            continue
-        rate = num / den
+            if n_defined < 2:
+                gaps[k] = np.nan
+                continue
+        # the rows of a left-out group carry no denominator weight, so the overall
+        # rate below needs no masking
+        rate = num[defined] / den[defined]
         if method == "between_groups":
             gaps[k] = rate.max() - rate.min()
         else:
@@ -108,7 +123,8 @@ def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, wei
 
 
 def _aggregate(gaps, aggregate):
-    # nan propagates on purpose: an undefined attribute makes the whole value undefined
+    # nan propagates on purpose: an attribute with fewer than 2 defined groups makes the
+    # whole value undefined
     return float(np.max(gaps) if aggregate == "max" else np.mean(gaps))
 
 
@@ -146,7 +162,7 @@ def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
     n = y_true.shape[0]
     _, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
     gaps = _rate_gaps(pred_pos, np.ones(n, dtype=bool), sensitive_features, n,
-                      method=method, metric="demographic_parity", what="rows",
+                      method=method, metric="demographic_parity", what="row of non-zero weight",
                       weights=_check_weights(sample_weight, n))
     return _aggregate(gaps, aggregate)
 
@@ -158,8 +174,9 @@ def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
 
     For each attribute, ``P(y_pred = pos | y_true = pos, group)`` (recall) of
     every group, the gap between them, then the maximum or mean over attributes.
-    A group with no row where ``y_true == pos_label`` has an undefined rate: the
-    value is then ``nan`` with an :class:`UndefinedFairnessWarning`.
+    A group with no row where ``y_true == pos_label`` has an undefined rate and
+    is left out of its attribute's gap, with an :class:`UndefinedFairnessWarning`
+    (see Returns).
     {common}
 
     See Also
@@ -197,8 +214,8 @@ def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=N
     For each attribute, ``P(y_true = pos | y_pred = pos, group)`` (positive
     predictive value) of every group, the gap between them, then the maximum
     or mean over attributes. A group with no row where ``y_pred == pos_label``
-    has an undefined precision: the value is then ``nan`` with an
-    :class:`UndefinedFairnessWarning`.
+    has an undefined precision and is left out of its attribute's gap, with an
+    :class:`UndefinedFairnessWarning` (see Returns).
     {common}
 
     See Also

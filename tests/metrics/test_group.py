@@ -15,6 +15,7 @@ from skfair_manifold.metrics import (
 )
 from skfair_manifold.metrics._common import (
     MSG_GROUP_UNDEFINED,
+    MSG_GROUPS_LEFT_OUT,
     MSG_POS_LABEL_ABSENT,
     MSG_POS_LABEL_NEEDED,
 )
@@ -28,16 +29,19 @@ def plain_gap(metric, y_true, y_pred, a, pos=1, method="between_groups", w=None)
     w = np.ones(len(a)) if w is None else np.asarray(w, dtype=float)
     t, p = y_true == pos, y_pred == pos
 
-    def rate(mask):
+    def den_of(mask):
         if metric is demographic_parity:
-            num, den = p & mask, mask
-        elif metric is equal_opportunity:
-            num, den = p & t & mask, t & mask
-        else:
-            num, den = t & p & mask, p & mask
-        return np.sum(w[num]) / np.sum(w[den])
+            return mask
+        return (t if metric is equal_opportunity else p) & mask
 
-    rates = [rate(a == g) for g in sorted(set(a.tolist()))]
+    def rate(mask):
+        return np.sum(w[p & t & mask if metric is not demographic_parity else p & mask]) \
+            / np.sum(w[den_of(mask)])
+
+    # the policy: a group whose rate is 0/0 is left out; fewer than 2 left is nan
+    rates = [rate(a == g) for g in sorted(set(a.tolist())) if np.sum(w[den_of(a == g)]) > 0]
+    if len(rates) < 2:
+        return np.nan
     if method == "between_groups":
         return max(rates) - min(rates)
     overall = rate(np.ones(len(a), dtype=bool))
@@ -131,24 +135,83 @@ def test_multiclass_needs_pos_label_and_never_picks_one():
         pytest.approx(plain_gap(equal_opportunity, y_true, y_pred, a, pos=2))
 
 
-def test_undefined_group_gives_nan_and_a_warning():
-    # group 1 has no positive label: its true positive rate is 0/0
-    y_true = [1, 1, 0, 0, 0, 0]
-    y_pred = [1, 0, 1, 0, 0, 1]
-    a = ["u", "u", "u", "v", "v", "v"]
-    with pytest.warns(UndefinedFairnessWarning, match=r"attribute 0: group\(s\) \['v'\]"):
+def test_undefined_group_is_left_out_with_one_warning():
+    # group "w" has no positive label (EO) and no positive prediction (PQP): 0/0
+    y_true = [1, 1, 0, 1, 0, 1, 0, 0, 0]
+    y_pred = [1, 0, 1, 1, 1, 0, 0, 0, 0]
+    a = ["u", "u", "u", "v", "v", "v", "w", "w", "w"]
+    for metric, what in [(equal_opportunity, "y_true"), (predictive_quality_parity, "y_pred")]:
+        with pytest.warns(UndefinedFairnessWarning) as record:
+            got = metric(y_true, y_pred, sensitive_features=a)
+        assert len(record) == 1
+        message = str(record[0].message)
+        assert f"row with {what} == pos_label" in message
+        assert "attribute 0, group(s) ['w']" in message and "left out" in message
+        assert "2 groups with a defined rate" in message
+        assert np.isfinite(got)
+        # the gap of the two defined groups alone
+        assert got == pytest.approx(metric(y_true[:6], y_pred[:6], sensitive_features=a[:6]))
+        assert got == pytest.approx(plain_gap(metric, y_true, y_pred, a))
+    assert "left out of this attribute's gap" in MSG_GROUPS_LEFT_OUT
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("method", ["between_groups", "to_overall"])
+@pytest.mark.parametrize("seed", range(4))
+def test_rare_groups_match_plain_with_the_undefined_left_out(metric, method, seed):
+    # like a small race group in a cross-validation fold: some groups have no positives
+    rng = np.random.default_rng(seed)
+    n = 300
+    A = np.column_stack([rng.integers(0, 2, n), rng.choice(6, n, p=[.4, .3, .2, .06, .02, .02])])
+    y_true = (rng.random(n) < 0.25).astype(int)
+    y_pred = (rng.random(n) < 0.25).astype(int)
+    rare = A[:, 1] >= 3
+    y_true[rare & (A[:, 1] % 2 == 1)] = 0
+    y_pred[rare & (A[:, 1] >= 4)] = 0
+    w = rng.random(n)
+    w[A[:, 1] == 5] = 0  # DP: a group of zero weight has no rate either
+    gaps = [plain_gap(metric, y_true, y_pred, A[:, k], method=method, w=w) for k in range(2)]
+    assert np.isfinite(gaps).all()
+    with pytest.warns(UndefinedFairnessWarning, match="attribute 1, group.*left out") as record:
+        got_max = metric(y_true, y_pred, sensitive_features=A, method=method, sample_weight=w)
+        got_mean = metric(y_true, y_pred, sensitive_features=A, method=method,
+                          sample_weight=w, aggregate="mean")
+    assert len(record) == 2  # one per call: only attribute 1 has groups left out
+    assert_allclose(got_max, max(gaps), rtol=0, atol=1e-12)
+    assert_allclose(got_mean, np.mean(gaps), rtol=0, atol=1e-12)
+
+
+def test_fewer_than_two_defined_groups_is_nan():
+    # all groups but one lack a positive label: no gap to measure
+    y_true = [1, 1, 0, 0, 0, 0, 0, 0]
+    y_pred = [1, 0, 1, 0, 0, 1, 1, 0]
+    a = ["u", "u", "v", "v", "w", "w", "x", "x"]
+    with pytest.warns(UndefinedFairnessWarning) as record:
         assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=a))
-    # PQP: group v has no positive prediction
-    with pytest.warns(UndefinedFairnessWarning, match="row with y_pred == pos_label"):
+    assert len(record) == 1
+    message = str(record[0].message)
+    assert "undefined for sensitive attribute 0: group(s) ['v', 'w', 'x']" in message
+    assert "leaves 1 group(s) with a defined rate" in message
+    assert np.isnan(plain_gap(equal_opportunity, y_true, y_pred, a))
+    # PQP, two groups, one without a positive prediction
+    with pytest.warns(UndefinedFairnessWarning, match=r"group\(s\) \['v'\].*Returning nan"):
         assert np.isnan(predictive_quality_parity([1, 0, 1, 0, 1, 0], [1, 1, 0, 0, 0, 0],
-                                                  sensitive_features=a))
-    # one undefined attribute makes the aggregate undefined, named in the message
-    frame = pd.DataFrame({"s": a, "t": [0, 1, 0, 1, 0, 1]})
+                                                  sensitive_features=list("uuuvvv")))
+    # one undefined attribute makes the aggregate undefined, and is named in the message
+    frame = pd.DataFrame({"s": a, "t": [0, 1] * 4})
     with pytest.warns(UndefinedFairnessWarning, match="attribute 's'"):
         assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=frame,
                                           aggregate="mean"))
+    # no positive label at all: every group undefined
+    with pytest.warns(UndefinedFairnessWarning, match="leaves 0 group"):
+        assert np.isnan(equal_opportunity([0] * 4, [1, 0, 1, 0], sensitive_features=[0, 0, 1, 1]))
     assert "never a sentinel" in MSG_GROUP_UNDEFINED
-    # DP is defined whenever every group has rows: no warning
+
+
+def test_dp_without_weights_is_always_defined():
+    y_true = [1, 1, 0, 0, 0, 0]
+    y_pred = [1, 0, 1, 0, 0, 1]
+    a = ["u", "u", "u", "v", "v", "v"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert demographic_parity(y_true, y_pred, sensitive_features=a) == pytest.approx(1 / 3)
