@@ -186,10 +186,11 @@ def extended_set_distance(X, y, A, *, n_jobs=None, return_details=False):
         "a": ["array-like"],
         "w": ["array-like"],
         "m2": [Interval(Integral, 1, None, closed="left")],
+        "candidates": [StrOptions({"positions", "others"})],
     },
     prefer_skip_nested_validation=True,
 )
-def accele_dist(X, y, a, w, *, m2):
+def accele_dist(X, y, a, w, *, m2, candidates="positions"):
     """Distance between groups along one projection (Algorithm 3, AcceleDist).
 
     The rows are sorted by the projection ``(y_i, x_i) . w``. Each row is
@@ -211,6 +212,12 @@ def accele_dist(X, y, a, w, *, m2):
         The projection vector, label coordinate first (Eq. 9); non-zero.
     m2 : int
         Positions compared on each side (``>= 1``).
+    candidates : {"positions", "others"}, default="positions"
+        ``"positions"``: the rows of other groups among the ``m2`` positions
+        on each side. ``"others"``: the ``m2`` rows of other groups nearest in
+        projected order on each side (the paper's reading), searched within
+        ``2 m2 / (1 - s)`` positions per side, where ``s`` is the share of the
+        largest group; slower, tighter on attributes with a dominant group.
 
     Returns
     -------
@@ -242,7 +249,7 @@ def accele_dist(X, y, a, w, *, m2):
     if not np.all(np.isfinite(w)) or not np.any(w):
         raise ValueError("w must be a finite, non-zero projection vector.")
     rows = approx_row_distances(X, y, codes, m1=1, m2=m2, n_vectors=1, random_state=None,
-                                projections=w[:, None])[0]
+                                projections=w[:, None], candidates=candidates)[0]
     return float(rows.max()), float(rows.sum())
 
 
@@ -253,10 +260,12 @@ _APPROX = {
     "n_vectors": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
     "reduce": [StrOptions({"row", "total"})],
+    "candidates": [StrOptions({"positions", "others"})],
 }
 
 
-def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jobs, reduce):
+def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jobs, reduce,
+            candidates):
     n = X.shape[0]
     if n_vectors > X.shape[1] + 1:
         raise ValueError(
@@ -264,8 +273,9 @@ def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jo
             "dimensions (the label and the features); use n_vectors <= 1 + n_features.")
     m2_used = default_m2(n) if m2 is None else m2
     out = approx_row_distances(X, y, codes, m1=m1, m2=m2_used, n_vectors=n_vectors,
-                               random_state=random_state, n_jobs=n_jobs, reduce=reduce)
-    extra = dict(m1=m1, m2=m2_used, n_vectors=n_vectors, reduce=reduce)
+                               random_state=random_state, n_jobs=n_jobs, reduce=reduce,
+                               candidates=candidates)
+    extra = dict(m1=m1, m2=m2_used, n_vectors=n_vectors, reduce=reduce, candidates=candidates)
     if reduce == "row":
         return _summarise(out, names, groups, **extra)
     rows, totals = out
@@ -278,7 +288,7 @@ def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jo
 
 @validate_params({**_APPROX, "a": ["array-like"]}, prefer_skip_nested_validation=True)
 def approx_dist(X, y, a, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jobs=None,
-                reduce="row", return_details=False):
+                reduce="row", candidates="positions", return_details=False):
     """Approximate distance between the groups of one attribute (Algorithm 2, ApproxDist).
 
     ``m1`` times, ``n_vectors`` orthonormal random vectors are drawn and
@@ -316,6 +326,13 @@ def approx_dist(X, y, a, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jo
     reduce : {"row", "total"}, default="row"
         Per-row minimum over projections (tighter), or the paper's minimum
         of the totals.
+    candidates : {"positions", "others"}, default="positions"
+        Which rows near a row in projected order are compared with it (see
+        :func:`accele_dist`): ``"positions"``, the rows of other groups among
+        the ``m2`` positions on each side (fast); ``"others"``, the ``m2``
+        rows of other groups nearest on each side, as the paper reads
+        Algorithm 3 (slower, much tighter when one group dominates an
+        attribute). Both never underestimate.
     return_details : bool, default=False
         Also return a :class:`~sklearn.utils.Bunch` with ``row_distances``,
         ``d_max``, ``d_avg``, ``attributes``, ``groups``, ``m1``, ``m2`` (the
@@ -350,13 +367,14 @@ def approx_dist(X, y, a, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jo
     X, y, codes, names, groups = _check_inputs(
         X, y, a, single=("approx_dist", "extend_dist"))
     return _result(*_approx(X, y, codes, names, groups, m1=m1, m2=m2, n_vectors=n_vectors,
-                            random_state=random_state, n_jobs=n_jobs, reduce=reduce),
+                            random_state=random_state, n_jobs=n_jobs, reduce=reduce,
+                            candidates=candidates),
                    return_details)
 
 
 @validate_params({**_APPROX, "A": ["array-like"]}, prefer_skip_nested_validation=True)
 def extend_dist(X, y, A, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jobs=None,
-                reduce="row", return_details=False):
+                reduce="row", candidates="positions", return_details=False):
     """Approximate distance between groups over several attributes (Algorithm 1, ExtendDist).
 
     :func:`approx_dist` for every column of ``A``; returns the largest of the
@@ -389,6 +407,13 @@ def extend_dist(X, y, A, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jo
         does not depend on it.
     reduce : {"row", "total"}, default="row"
         Per-row minimum over projections, or the paper's minimum of totals.
+    candidates : {"positions", "others"}, default="positions"
+        Which rows near a row in projected order are compared with it (see
+        :func:`accele_dist`): ``"positions"``, the rows of other groups among
+        the ``m2`` positions on each side (fast); ``"others"``, the ``m2``
+        rows of other groups nearest on each side, as the paper reads
+        Algorithm 3 (slower, much tighter when one group dominates an
+        attribute). Both never underestimate.
     return_details : bool, default=False
         Also return a :class:`~sklearn.utils.Bunch` with the per-attribute
         ``d_max`` and ``d_avg``, ``row_distances`` (n_samples,
@@ -422,7 +447,8 @@ def extend_dist(X, y, A, *, m1=25, m2=None, n_vectors=2, random_state=None, n_jo
     """
     X, y, codes, names, groups = _check_inputs(X, y, A, single=False)
     return _result(*_approx(X, y, codes, names, groups, m1=m1, m2=m2, n_vectors=n_vectors,
-                            random_state=random_state, n_jobs=n_jobs, reduce=reduce),
+                            random_state=random_state, n_jobs=n_jobs, reduce=reduce,
+                            candidates=candidates),
                    return_details)
 
 

@@ -71,7 +71,7 @@ def draw_projections(n_dims, m1, n_vectors, random_state):
 class _Points:
     """Centred points and group codes shared by every projection (read-only)."""
 
-    def __init__(self, Z, codes, m2, working_memory):
+    def __init__(self, Z, codes, m2, working_memory, candidates="positions"):
         self.Z = Z
         # Candidates are ranked in single precision (half the memory traffic);
         # the distance of the chosen candidate is recomputed in double.
@@ -81,7 +81,16 @@ class _Points:
                       for c in codes]
         n = Z.shape[0]
         self.n = n
-        self.width = int(min(m2, n - 1))
+        self.m2 = int(m2)
+        self.candidates = candidates
+        if candidates == "others":
+            # Wide enough that a row of the largest group usually meets m2
+            # rows of other groups on each side (twice the expected span).
+            largest = max(np.bincount(c).max() / n for c in self.codes)
+            reach = math.ceil(2 * m2 / max(1.0 - largest, 1.0 / n))
+        else:
+            reach = m2
+        self.width = int(min(reach, n - 1))
         width = self.width
         self.tile = int(max(16, min(256, width)))
         self.n_tiles = -(-n // self.tile)
@@ -154,6 +163,11 @@ def _projection_best(points, w, padded):
     for k, codes in enumerate(points.codes):
         g = codes[order]
         other = g[pos] != g[:, None]
+        if points.candidates == "others":
+            # Keep the m2 other-group rows nearest in projected order per side.
+            near_left = np.cumsum(other[:, width - 1::-1], axis=1)[:, ::-1]
+            near_right = np.cumsum(other[:, width:], axis=1)
+            other &= np.hstack([near_left, near_right]) <= points.m2
         cand = np.where(other, sq, np.inf)
         arg = np.argmin(cand, axis=1)
         val = cand[rows, arg]
@@ -199,7 +213,8 @@ def _run_projections(points, W, want_totals):
 
 
 def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs=None,
-                         reduce="row", projections=None, working_memory=None):
+                         reduce="row", projections=None, working_memory=None,
+                         candidates="positions"):
     """Approximate distance from each row to the nearest row of another group.
 
     Private entry point of the engine: the inputs are trusted.
@@ -220,6 +235,11 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         ``"total"``: also returns the paper's per-projection maxima and totals.
     projections : ndarray of shape (1 + n_features, n_projections), optional
         Use these vectors instead of drawing ``m1 * n_vectors`` of them.
+    candidates : {"positions", "others"}
+        ``"positions"``: the other-group rows among the ``m2`` positions on
+        each side. ``"others"``: the ``m2`` other-group rows nearest in
+        projected order on each side, searched within a band widened for the
+        largest group (``2 m2 / (1 - share)`` positions per side).
 
     Returns
     -------
@@ -234,7 +254,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     n, d = Z.shape
     if projections is None:
         projections = draw_projections(d, m1, n_vectors, random_state)
-    points = _Points(Z, codes, m2, working_memory or DEFAULT_WORKING_MEMORY)
+    points = _Points(Z, codes, m2, working_memory or DEFAULT_WORKING_MEMORY, candidates)
     want_totals = reduce == "total"
     n_proj = projections.shape[1]
     n_workers = effective_n_jobs(n_jobs)

@@ -153,3 +153,49 @@ def test_approximation_is_close_on_structured_data():
     approx = approx_dist(X, y, a, random_state=0)
     assert approx[1] >= exact[1] - 1e-12
     assert approx[1] <= 1.25 * exact[1]
+
+
+def reference_accele_others(X, y, a, w, m2):
+    """Plain loop for candidates="others": the m2 other-group rows nearest in
+    projected order on each side (no band limit)."""
+    Z = np.column_stack([y, X])
+    a = np.asarray(a)
+    order = np.argsort(Z @ w, kind="stable")
+    n = len(order)
+    rows = np.empty(n)
+    for s in range(n):
+        i = order[s]
+        best = np.inf
+        for side in (-1, 1):
+            taken, pos = 0, s + side
+            while 0 <= pos < n and taken < m2:
+                if a[order[pos]] != a[i]:
+                    best = min(best, np.linalg.norm(Z[i] - Z[order[pos]]))
+                    taken += 1
+                pos += side
+        rows[i] = best
+    return rows
+
+
+@pytest.mark.parametrize("n_groups", [2, 3, 7])
+@pytest.mark.parametrize("m2", [1, 3, 8])
+def test_accele_dist_others_matches_plain_loop(n_groups, m2):
+    # 40 rows: the widened band covers the whole data, so nothing is cut.
+    X, y, A = make_data(n_groups * 10 + m2, n=40, n_groups=(n_groups,), ties=False)
+    w = np.random.default_rng(m2).standard_normal(X.shape[1] + 1)
+    rows = reference_accele_others(X, y, A[:, 0], w, m2)
+    d_max, d_sum = accele_dist(X, y, A[:, 0], w, m2=m2, candidates="others")
+    assert_allclose(d_max, rows.max(), atol=1e-12, rtol=0)
+    assert_allclose(d_sum, rows.sum(), atol=1e-10, rtol=0)
+
+
+def test_others_is_tighter_on_a_dominant_group():
+    rng = np.random.default_rng(0)
+    X = rng.random((3000, 10))
+    y = rng.integers(0, 2, 3000).astype(float)
+    a = (rng.random(3000) < 0.1).astype(int)  # 90% / 10%
+    exact = set_distance(X, y, a)[1]
+    pos = approx_dist(X, y, a, random_state=0)[1]
+    oth = approx_dist(X, y, a, random_state=0, candidates="others")[1]
+    assert exact - 1e-12 <= oth < pos
+    assert oth / exact - 1 < 0.5 * (pos / exact - 1)
