@@ -46,6 +46,7 @@ _PARAMS = {
     "n_vectors": [Interval(Integral, 1, None, closed="left")],
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
+    "candidates": [StrOptions({"positions", "others"})],
 }
 
 _PARAMS_DOC = """
@@ -94,7 +95,14 @@ _PARAMS_DOC = """
 
     n_jobs : int, default=None
         Workers for the distance engine (joblib); the value does not depend
-        on it."""
+        on it.
+
+    candidates : {"positions", "others"}, default="positions"
+        Rows compared in projected order (``method="approx"``): the rows of
+        other groups among the ``m2`` positions on each side (fast), or the
+        ``m2`` rows of other groups nearest on each side (the paper's
+        reading; tighter when one group dominates an attribute). See
+        :func:`skfair_manifold.distances.accele_dist`."""
 
 _LOG_NOTE = """
     Notes
@@ -131,7 +139,7 @@ def _min_max(X):
 
 
 def _row_distances(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2,
-                   n_vectors, random_state, n_jobs):
+                   n_vectors, random_state, n_jobs, candidates="positions"):
     """Validated inputs -> row distances (2, n_attributes, n_samples), names, extras."""
     X = check_features(X)
     n = X.shape[0]
@@ -152,9 +160,10 @@ def _row_distances(y_true, y_pred, X, sensitive_features, *, method, scale, m1, 
     W = draw_projections(X.shape[1] + 1, m1, n_vectors, random_state)
     rows = np.stack([
         approx_row_distances(X, y, codes, m1=m1, m2=m2, n_vectors=n_vectors,
-                             random_state=None, n_jobs=n_jobs, projections=W)
+                             random_state=None, n_jobs=n_jobs, projections=W,
+                             candidates=candidates)
         for y in (y_true, y_pred)])
-    return rows, names, {"m1": m1, "m2": m2, "n_vectors": n_vectors}
+    return rows, names, {"m1": m1, "m2": m2, "n_vectors": n_vectors, "candidates": candidates}
 
 
 def _log_ratio(num, den):
@@ -200,7 +209,7 @@ def _summary(rows, names, method, extras):
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
-               m2=None, n_vectors=2, random_state=None, n_jobs=None):
+               m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Both HFM values, the four distances and the per-attribute breakdown, in one call.
 
     One pass of the distance engine gives everything: Eq. 4-7 for the true
@@ -248,7 +257,7 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=
     """
     rows, names, extras = _row_distances(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
-        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs)
+        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates)
     report = _summary(rows, names, method, extras)
     _warn_undefined("hfm_max", report.d_max, report.d_f_max)
     _warn_undefined("hfm_avg", report.d_avg, report.d_f_avg)
@@ -257,7 +266,7 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 def hfm_max(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
-            m2=None, n_vectors=2, random_state=None, n_jobs=None):
+            m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Maximal harmonic fairness measure via manifolds, ``df = log(D_f / D)`` (Eq. 8a).
 
     ``D`` is the largest, over the sensitive attributes and the rows, of the
@@ -294,7 +303,7 @@ def hfm_max(y_true, y_pred, *, X, sensitive_features, method="approx", scale=Tru
     """
     rows, names, extras = _row_distances(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
-        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs)
+        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates)
     d, d_f = rows[0].max(), rows[1].max()
     _warn_undefined("hfm_max", d, d_f)
     return float(_log_ratio(d_f, d))
@@ -302,7 +311,7 @@ def hfm_max(y_true, y_pred, *, X, sensitive_features, method="approx", scale=Tru
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
-            m2=None, n_vectors=2, random_state=None, n_jobs=None):
+            m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Average harmonic fairness measure via manifolds, ``log(D_f^avg / D^avg)`` (Eq. 8b).
 
     ``D^avg`` is the mean over the sensitive attributes (Eq. 7) of the mean
@@ -338,7 +347,7 @@ def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="approx", scale=Tru
     """
     rows, names, extras = _row_distances(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
-        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs)
+        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates)
     d, d_f = rows[0].mean(axis=1).mean(), rows[1].mean(axis=1).mean()
     _warn_undefined("hfm_avg", d, d_f)
     return float(_log_ratio(d_f, d))

@@ -226,3 +226,19 @@ def test_bad_input():
         hfm_avg(y_true, y_pred, n_vectors=9, **kw)
     with pytest.raises(TypeError, match="numeric"):
         hfm_avg(y_true, y_pred, X=np.array([["a"]] * 20), sensitive_features=A)
+
+
+def test_candidates_others_is_passed_to_the_engine():
+    """``candidates`` reaches the engine: both labels use the paper's reading."""
+    rng = np.random.default_rng(3)
+    n = 800
+    X = rng.random((n, 4))
+    a = (rng.random(n) < 0.15).astype(int)  # one dominant group
+    y_true = (X[:, 0] > 0.5).astype(float)
+    y_pred = (X[:, 0] + 0.2 * rng.random(n) > 0.55).astype(float)
+    rep = hfm_report(y_true, y_pred, X=X, sensitive_features=a, random_state=0,
+                     candidates="others", scale=False)
+    assert rep.candidates == "others"
+    for y, d_max, d_avg in ((y_true, rep.d_max, rep.d_avg), (y_pred, rep.d_f_max, rep.d_f_avg)):
+        ref = extend_dist(X, y, a, random_state=0, candidates="others")
+        assert_allclose([d_max, d_avg], ref, rtol=1e-12)
