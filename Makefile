@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: demo test install dev bench docs test-docs clean
+.PHONY: demo test install dev bench docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
