@@ -10,7 +10,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from skfair_manifold._validation import check_features, check_label, check_sensitive
-from skfair_manifold.distances._approx import approx_row_distances, default_m2
+from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
 from skfair_manifold.distances._exact import exact_row_distances
 
 MSG_ONE_ATTRIBUTE = (
@@ -267,11 +267,7 @@ _APPROX = {
 def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jobs, reduce,
             candidates):
     n = X.shape[0]
-    if n_vectors > X.shape[1] + 1:
-        raise ValueError(
-            f"n_vectors={n_vectors} orthogonal vectors do not fit in {X.shape[1] + 1} "
-            "dimensions (the label and the features); use n_vectors <= 1 + n_features.")
-    m2_used = default_m2(n) if m2 is None else m2
+    m2_used = resolve_settings(n, X.shape[1], m2, n_vectors)
     out = approx_row_distances(X, y, codes, m1=m1, m2=m2_used, n_vectors=n_vectors,
                                random_state=random_state, n_jobs=n_jobs, reduce=reduce,
                                candidates=candidates)

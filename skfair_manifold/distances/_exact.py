@@ -59,14 +59,13 @@ class _Layout:
             new_joint = np.array([True])
         joint_of_cell = np.cumsum(new_joint) - 1
 
-        # Identical feature vectors (exact zeros) and identical rows (counts).
+        # Identical feature vectors (exact zeros) and identical rows (computed once).
         _, feat_of_row = np.unique(X, axis=0, return_inverse=True)
         feat_of_row = feat_of_row.reshape(-1).astype(np.int64)
         n_cells = cell_table.shape[0]
         key = feat_of_row * n_cells + cell_of_row
         # Sort the unique rows by cell, then feature id: the reference order.
-        ukey, first, inverse, counts = np.unique(
-            key, return_index=True, return_inverse=True, return_counts=True)
+        ukey, first, inverse = np.unique(key, return_index=True, return_inverse=True)
         ucell = ukey % n_cells
         ufeat = ukey // n_cells
         order = np.lexsort((ufeat, ucell))
@@ -75,7 +74,6 @@ class _Layout:
 
         self.n_samples = n
         self.row_to_unique = rank[inverse.reshape(-1)]  # original row -> sorted unique
-        self.counts = counts[order]
         self.cell = ucell[order]
         self.feat = ufeat[order]
         self.X = np.ascontiguousarray(X[first[order]])
@@ -93,8 +91,6 @@ class _Layout:
         self.cell_label = np.column_stack(
             [label_values[l][cell_table[:, n_attr + l]] for l in range(len(labels))]
         ) if labels else np.zeros((n_cells, 0))
-        self.row_label = np.column_stack(
-            [lab for lab in labels]) if labels else np.zeros((n, 0))
         self.unique_label = self.cell_label[self.cell]
         self.n_attr = n_attr
         self.n_labels = len(labels)

@@ -15,7 +15,7 @@ from sklearn.utils import Bunch
 from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
 from .._validation import check_features, check_label, check_sensitive
-from ..distances._approx import approx_row_distances, default_m2, draw_projections
+from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._exact import exact_row_distances
 from ._common import UndefinedFairnessWarning, check_pair
 
@@ -151,11 +151,7 @@ def _row_distances(y_true, y_pred, X, sensitive_features, *, method, scale, m1, 
         X = _min_max(X)
     if method == "exact":
         return exact_row_distances(X, [y_true, y_pred], codes, n_jobs=n_jobs), names, {}
-    if n_vectors > X.shape[1] + 1:
-        raise ValueError(
-            f"n_vectors={n_vectors} orthogonal vectors do not fit in {X.shape[1] + 1} "
-            "dimensions (the label and the features); use n_vectors <= 1 + n_features.")
-    m2 = default_m2(n) if m2 is None else m2
+    m2 = resolve_settings(n, X.shape[1], m2, n_vectors)
     # The same vectors for both labels: D and D_f differ only by the label.
     W = draw_projections(X.shape[1] + 1, m1, n_vectors, random_state)
     rows = np.stack([
