@@ -412,13 +412,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
 
     # ------------------------------------------------------------ validation, encoding
-    def _validate(self, X, y=None, *, reset=False):
-        """``validate_data`` once; y as an array. Returns (X, y) or X."""
-        if y is None:
+    def _validate(self, X, y="no_validation", *, reset=False):
+        """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, dtype=None, reset=reset)
-        X, y = validate_data(self, X, y, dtype=None, reset=reset, ensure_min_samples=2
-                             if reset else 1)
-        return X, y
+        return validate_data(self, X, y, dtype=None, reset=reset,
+                             ensure_min_samples=2 if reset else 1)
 
     def _encode(self, X):
         return self._records.encode(X)
@@ -431,14 +430,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         if self.method == "cbn":
             Q = self._records.binned(Z)[:, self._q_idx]
         res = self._selector.rates(Q, self_unit, self.k, n_jobs=self.n_jobs, cells=cells)
-        pos, n = res[0], res[1]
+        pos, n, w2 = res[0], res[1], res[2]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = pos / n
-        lower, upper = diff_bounds(p[:, 0], n[:, 0], p[:, 1], n[:, 1],
+            n_eff = n * n / w2  # the weighted mean's effective number of testers
+        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
                                    alpha=self.alpha_test, method=self.bound)
         out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper])
         if cells:
-            return out, n, self_unit, res[2]
+            return out, n, n_eff, self_unit, res[3]
         return out
 
     def _flag(self, out, Z, y):
@@ -562,11 +562,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         out = self._transform(Z)
         mask = self._flag(out, Z, y)
         rows = np.flatnonzero(mask)
-        sub_out, n, self_unit, cells = self._transform(Z[rows], cells=True)
+        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True)
         del m
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(_COLUMNS)})
         summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
+        summary["n1_eff"], summary["n2_eff"] = n_eff[:, 0], n_eff[:, 1]
         summary["rule"] = np.full(rows.shape[0], self._rule_text(), dtype=object)
         testers = self._tester_table(rows, cells)
         records = self._records

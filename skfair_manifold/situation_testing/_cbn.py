@@ -212,7 +212,9 @@ class CBNSelector:
 
         Returns
         -------
-        pos, n : ndarray of shape (m, 2)
+        pos, n, w2 : ndarray of shape (m, 2)
+            Expected positives, testers, and the sum of the testers' squared
+            weights (``sum_l take_l ** 2 / |g_l^s|``) on each side.
         cells : dict of ndarray, only with ``cells=True``
             One entry per (query, side, subgroup) with records taken:
             ``query``, ``side``, ``subgroup``, ``distance``, ``n_records``
@@ -223,7 +225,7 @@ class CBNSelector:
         pos = np.zeros((m, 2))
         n = np.zeros((m, 2))
         if m == 0:
-            return (pos, n, _no_cells()) if cells else (pos, n)
+            return (pos, n, n.copy(), _no_cells()) if cells else (pos, n, n.copy())
         uq, qi = np.unique(Qv, axis=0, return_inverse=True)
         qi = qi.reshape(-1)
         has = self_unit >= 0
@@ -252,15 +254,16 @@ class CBNSelector:
         out = run_blocks(self._select, tasks, n_jobs=n_jobs)
         kpos = np.concatenate([o[0] for o in out])
         kn = np.concatenate([o[1] for o in out])
+        kw = np.concatenate([o[2] for o in out])
         if not cells:
-            return kpos[inv], kn[inv]
-        parts = [o[2] for o in out]
+            return kpos[inv], kn[inv], kw[inv]
+        parts = [o[3] for o in out]
         key = np.concatenate([p["key"] + b * block for b, p in enumerate(parts)])
         found = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
         query, cell = expand_to_queries(inv, key)
         result = {"query": query}
         result.update({name: v[cell] for name, v in found.items() if name != "key"})
-        return kpos[inv], kn[inv], result
+        return kpos[inv], kn[inv], kw[inv], result
 
     def _prefix_task(self, task):
         V, need = task
@@ -350,8 +353,10 @@ class CBNSelector:
         out_pos = np.einsum("bw,bws->bs", take, share)
         n_taken = take.sum(axis=1)
         n_out = np.column_stack([n_taken, n_taken])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w2 = np.einsum("bw,bws->bs", take ** 2, np.where(n_side > 0, 1.0 / n_side, 0.0))
         if not cells:
-            return out_pos, n_out
+            return out_pos, n_out, w2
         kr, kc = np.nonzero(take > 1e-12)
         found = {"key": np.repeat(kr, 2), "side": np.tile([0, 1], kr.shape[0]),
                  "subgroup": np.repeat(order[kr, kc], 2),
@@ -360,7 +365,7 @@ class CBNSelector:
         found["n_records"] = nr
         found["n_positive"] = p_side[kr, kc].reshape(-1)
         found["weight"] = np.repeat(take[kr, kc], 2) / np.maximum(nr, 1.0)
-        return out_pos, n_out, found
+        return out_pos, n_out, w2, found
 
 
 def _no_cells():

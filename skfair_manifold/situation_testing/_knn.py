@@ -97,6 +97,10 @@ def expected_k(D, count, pos, k):
         The ``k``-th distance (inf when nothing is available).
     frac : ndarray of shape (b,)
         The probability that a record of the tie group is taken, ``r / tie_n``.
+    w2 : ndarray of shape (b,)
+        The sum of the squared weights, ``n_below + tie_n * frac ** 2``: the
+        rate is a weighted mean of the decisions, with variance
+        ``p (1 - p) w2 / n_k ** 2``.
     """
     b, u = D.shape
     D = np.where(count > 0, D, np.inf)
@@ -105,7 +109,7 @@ def expected_k(D, count, pos, k):
     m = min(k, u)
     if m == 0 or b == 0:
         z = np.zeros(b)
-        return z, z.copy(), np.full(b, np.inf), z.copy()
+        return z, z.copy(), np.full(b, np.inf), z.copy(), z.copy()
     # Each unit holds at least one record, so the k nearest records lie in the
     # k nearest units: a partial sort of k columns finds the k-th distance.
     idx = np.argpartition(D, m - 1, axis=1)[:, :m] if m < u else np.tile(np.arange(u), (b, 1))
@@ -125,7 +129,7 @@ def expected_k(D, count, pos, k):
         frac = np.where(tie_n > 0, (kk - n_below) / tie_n, 0.0)
     frac = np.clip(frac, 0.0, 1.0)
     pos_k = below @ pos + frac * (tie @ pos)
-    return pos_k, kk, d_k, frac
+    return pos_k, kk, d_k, frac, n_below + tie_n * frac ** 2
 
 
 class KNNSelector:
@@ -186,8 +190,9 @@ class KNNSelector:
 
         Returns
         -------
-        pos, n : ndarray of shape (m, 2)
-            Expected positives and testers in ``S+`` (column 0) and ``S-``.
+        pos, n, w2 : ndarray of shape (m, 2)
+            Expected positives, testers and the sum of the testers' squared
+            weights in ``S+`` (column 0) and ``S-`` (column 1).
         cells : dict of ndarray, only with ``cells=True``
             One entry per (query, side, unit) taken with a positive weight:
             ``query``, ``side`` (0: S+, 1: S-), ``unit``, ``distance``,
@@ -199,6 +204,7 @@ class KNNSelector:
         q_prof = q_prof.reshape(-1)
         pos = np.zeros((m, 2))
         n = np.zeros((m, 2))
+        w2 = np.zeros((m, 2))
         found = []
         for s, side in enumerate(self.sides):
             col = np.where(self_unit >= 0, side["col_of_unit"][np.maximum(self_unit, 0)], -1)
@@ -212,18 +218,20 @@ class KNNSelector:
             if out:
                 kpos = np.concatenate([o[0] for o in out])
                 kn = np.concatenate([o[1] for o in out])
+                kw = np.concatenate([o[2] for o in out])
                 pos[:, s] = kpos[inv]
                 n[:, s] = kn[inv]
+                w2[:, s] = kw[inv]
             if cells:
                 found.append(self._cells_of(out, tasks, inv, s, rows_per_block))
         if not cells:
-            return pos, n
+            return pos, n, w2
         merged = {key: np.concatenate([f[key] for f in found]) for key in found[0]}
-        return pos, n, merged
+        return pos, n, w2, merged
 
     def _cells_of(self, out, tasks, inv, s, rows_per_block):
         """Expand the cells found per key to the queries holding that key."""
-        parts = [o[2] for o in out]
+        parts = [o[3] for o in out]
         if not parts:
             parts = [(np.zeros(0, np.intp),) * 2 + (np.zeros(0),) * 3]
         key = np.concatenate([p[0] + b * rows_per_block for b, p in enumerate(parts)])
@@ -250,14 +258,14 @@ class KNNSelector:
         count = np.broadcast_to(side["count"], D.shape).copy()
         has_self = np.flatnonzero(keys[:, 1] >= 0)
         count[has_self, keys[has_self, 1]] -= 1.0
-        pos_k, n_k, d_k, frac = expected_k(D, count, side["pos"], k)
+        pos_k, n_k, d_k, frac, w2 = expected_k(D, count, side["pos"], k)
         if not cells:
-            return pos_k, n_k
+            return pos_k, n_k, w2
         below = (D < d_k[:, None]) & (count > 0)
         tie = (D == d_k[:, None]) & (count > 0) & (frac[:, None] > 0)
         ki, ci = np.nonzero(below | tie)
         weight = np.where(below[ki, ci], 1.0, frac[ki])
-        return pos_k, n_k, (ki, ci, D[ki, ci], count[ki, ci], weight)
+        return pos_k, n_k, w2, (ki, ci, D[ki, ci], count[ki, ci], weight)
 
     def _terms(self, Q):
         """Per-attribute distance from each query to each fitted value, (m, sum |dom|)."""
