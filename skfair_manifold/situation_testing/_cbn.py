@@ -41,6 +41,7 @@ from ._blocks import expand_to_queries, run_blocks
 from ._knn import _MAX_ONEHOT, onehot
 
 _DECIMALS = 10
+_CHUNK_CELLS = 2_000_000  # distances (or prefix cells) per block: bounded memory
 
 
 class CBNSelector:
@@ -237,7 +238,7 @@ class CBNSelector:
                               return_inverse=True)
         inv = inv.reshape(-1)
         L = self.profiles.shape[0]
-        step = max(1, 2_000_000 // max(L, 1))
+        step = max(1, _CHUNK_CELLS // max(L, 1))
         tasks = [(uq[i:i + step], k + 1) for i in range(0, uq.shape[0], step)]
         blocks = run_blocks(self._prefix_task, tasks, n_jobs=n_jobs)
         W = max(b[0].shape[1] for b in blocks)
@@ -248,7 +249,7 @@ class CBNSelector:
             prefix[i:i + o.shape[0], : o.shape[1]] = o
             pdist[i:i + o.shape[0], : o.shape[1]] = d
             i += o.shape[0]
-        block = max(1, 1_000_000 // max(W, 1))
+        block = max(1, _CHUNK_CELLS // 2 // max(W, 1))
         tasks = [(prefix, pdist, keys[s:s + block], k, cells)
                  for s in range(0, keys.shape[0], block)]
         out = run_blocks(self._select, tasks, n_jobs=n_jobs)

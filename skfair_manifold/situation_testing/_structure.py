@@ -46,7 +46,7 @@ MSG_GRAPH_DECISION_PARENT = (
 )
 MSG_GRAPH_NODE_TYPE = (
     "the graph's nodes must be column names or positions; {child!r} lists {node!r} "
-    "({kind}). Write the parents as a flat list, for example {{{child!r}: ['age', 'edu']}}."
+    "({kind}). Write each node's parents as a flat list of names, for example ['age', 'edu']."
 )
 MSG_NO_CAUSAL_LEARN = (
     "structure='pc' needs causal-learn, an optional extra: pip install "
