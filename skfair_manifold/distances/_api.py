@@ -7,9 +7,14 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from skfair_manifold._validation import check_features, check_label, check_sensitive
+from skfair_manifold.utils._sklearn_compat import Interval, StrOptions, validate_params
+from skfair_manifold.utils._validation import (
+    MSG_TOO_FEW_ROWS,
+    check_features,
+    check_label,
+    encode_sensitive,
+)
 from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
 from skfair_manifold.distances._exact import exact_row_distances
 
@@ -23,8 +28,8 @@ def _check_inputs(X, y, A, *, single):
     X = check_features(X)
     y = check_label(y, X.shape[0])
     if X.shape[0] < 2:
-        raise ValueError("X has a single row: at least 2 rows are needed.")
-    codes, names, groups = check_sensitive(A, X.shape[0])
+        raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
+    codes, names, groups = encode_sensitive(A, X.shape[0], name="A")
     if single and len(codes) != 1:
         raise ValueError(MSG_ONE_ATTRIBUTE.format(
             func=single[0], n=len(codes), other=single[1]))
