@@ -10,14 +10,10 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    _check_feature_names_in,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds

@@ -1,26 +1,15 @@
-"""Blocks of targets through joblib (serial fast path for one job).
+"""Blocks of targets: the package's dispatcher and the spreading of shared cells.
 
-``run_blocks`` is the package's shared dispatcher when it is available
-(``skfair_manifold.utils._parallel``); this module falls back to the same
-contract otherwise: ``func(task)`` for every task, results in task order,
-serial when ``effective_n_jobs(n_jobs) == 1``, else joblib with threads
-preferred, so that ``joblib.parallel_config(backend="dask")`` spreads the
-blocks over a cluster.
+``run_blocks`` (``skfair_manifold.utils._parallel``) runs ``func(task)`` for
+every block, serially for one job, else through joblib, so that
+``joblib.parallel_config(backend="dask")`` spreads an audit over a cluster.
 """
 
-try:  # pragma: no cover - depends on the package version
-    from ..utils._parallel import run_blocks
-except ImportError:  # pragma: no cover
-    from joblib import Parallel, delayed, effective_n_jobs
+import numpy as np
 
-    def run_blocks(func, tasks, *, n_jobs=None, blas_threads=1):
-        """``[func(t) for t in tasks]``, through joblib when more than one job."""
-        tasks = list(tasks)
-        if len(tasks) <= 1 or effective_n_jobs(n_jobs) == 1:
-            return [func(t) for t in tasks]
-        return Parallel(n_jobs=n_jobs, prefer="threads")(delayed(func)(t) for t in tasks)
+from ..utils._parallel import run_blocks
 
-__all__ = ["run_blocks"]
+__all__ = ["expand_to_queries", "run_blocks"]
 
 
 def expand_to_queries(inv, key_of_cell):
@@ -31,8 +20,6 @@ def expand_to_queries(inv, key_of_cell):
     ``key_of_cell[c]`` the key of cell ``c``. Returns ``(query, cell)``
     index arrays, ordered by key, then query, then cell.
     """
-    import numpy as np
-
     inv = np.asarray(inv, dtype=np.intp)
     key_of_cell = np.asarray(key_of_cell, dtype=np.intp)
     n_keys = int(max(inv.max(initial=-1), key_of_cell.max(initial=-1))) + 1
