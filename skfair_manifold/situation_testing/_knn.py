@@ -170,6 +170,7 @@ class KNNSelector:
                 "col_of_unit": col_of_unit,
                 "onehot_T": (onehot(self.profiles[unit_prof[u]], self.domains).T.copy()
                              if self.use_onehot else None),
+                "P": None if self.use_onehot else self.profiles[unit_prof[u]],
             })
 
     # --- the selector interface --------------------------------------------------------
@@ -252,9 +253,8 @@ class KNNSelector:
             D = T @ side["onehot_T"]
             np.round(D, _DECIMALS, out=D)
         else:
-            Dp = knn_profile_distances(uq[prof_needed], self.profiles, self.weights,
-                                       self.nominal)
-            D = Dp[local][:, side["prof"]]
+            D = knn_profile_distances(uq[prof_needed], side["P"], self.weights,
+                                      self.nominal)[local]
         count = np.broadcast_to(side["count"], D.shape).copy()
         has_self = np.flatnonzero(keys[:, 1] >= 0)
         count[has_self, keys[has_self, 1]] -= 1.0
