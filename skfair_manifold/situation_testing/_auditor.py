@@ -419,9 +419,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return self._records.encode(X)
 
     # ------------------------------------------------------------------- private hooks
-    def _transform(self, Z, *, cells=False):
+    def _transform(self, Z, *, cells=False, self_unit=None):
         """Rates and bounds of each encoded row: (m, 5) [, the testers' cells]."""
-        self_unit = self._units.lookup(Z)
+        if self_unit is None:
+            self_unit = self._units.lookup(Z)
         Q = Z[:, self._q_idx]
         if self.method == "cbn":
             Q = self._records.binned(Z)[:, self._q_idx]
@@ -553,13 +554,13 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         X, y = self._validate(X, y)
         Z = self._encode(X)
         self._check_decisions(y)
-        m = Z.shape[0]
         fitted_rows = self._fitted_rows(fitted_rows, Z, y)
-        out = self._transform(Z)
+        self_unit = self._units.lookup(Z)
+        out = self._transform(Z, self_unit=self_unit)
         mask = self._flag(out, Z, y)
         rows = np.flatnonzero(mask)
-        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True)
-        del m
+        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
+                                                              self_unit=self_unit[rows])
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(_COLUMNS)})
         summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
@@ -567,10 +568,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         summary["rule"] = np.full(rows.shape[0], self._rule_text(), dtype=object)
         testers = self._tester_table(rows, cells)
         records = self._records
-        claimants = []
-        for i in rows:
-            claimants.append({self._columns[j]: records.decode(j, Z[i:i + 1, j])[0]
-                              for j in range(Z.shape[1])})
+        Zr = Z[rows]
+
+        def claimant(i):
+            return {name: records.decode(j, Zr[i:i + 1, j])[0]
+                    for j, name in enumerate(self._columns)}
+
         own = fitted_rows[rows]
         unit_own = np.where(self_unit >= 0, self._units.last_row[np.maximum(self_unit, 0)], -1)
         own = np.where((own >= 0) & (self_unit >= 0)
@@ -582,7 +585,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         else:
             rows_of_cell = self._selector.rows_of
         return SituationTestingReport(
-            summary=summary, testers=testers, claimants=claimants,
+            summary=summary, testers=testers, claimant=claimant,
             decisions=np.asarray(y)[rows], own_rows=own, rows_of_cell=rows_of_cell,
             y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text())
 

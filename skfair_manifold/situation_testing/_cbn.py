@@ -93,6 +93,22 @@ class CBNSelector:
         self.seg_bounds = np.searchsorted(seg[self.seg_rows], np.arange(2 * L + 1))
         self._onehot_T = (onehot(self.profiles, self.domains).T.copy()
                           if sum(d.shape[0] for d in self.domains) <= _MAX_ONEHOT else None)
+        # One int64 key per profile (mixed radix over the value indices, unseen
+        # values included) when it fits, for the look-up of query profiles.
+        radix = [d.shape[0] + 1 for d in self.domains]
+        size = 1
+        for r in radix:
+            size *= r
+        if size < 2 ** 62:
+            strides = np.ones(nq, dtype=np.int64)
+            for k in range(nq - 2, -1, -1):
+                strides[k] = strides[k + 1] * radix[k + 1]
+            self._strides = strides
+            keys = self._codes(self.profiles) @ strides
+            self._key_order = np.argsort(keys, kind="stable")
+            self._sorted_keys = keys[self._key_order]
+        else:
+            self._strides = None
         # Lemma 3: the mixture A for every observed profile and single-coordinate change.
         self.A = self._mixtures(self.profiles)
 
@@ -111,17 +127,27 @@ class CBNSelector:
             idx[:, k] = np.where(dom[j] == V[:, k], j, dom.shape[0])
         return idx
 
-    def p_pos(self, V):
-        """Smoothed ``P(e+ | c, q)`` for each profile row of ``V``: shape (m, 2)."""
+    def _profile_index(self, idx):
+        """Row of ``self.profiles`` holding each row of value indices, or -1."""
+        if self._strides is not None:
+            key = idx @ self._strides
+            pos = np.minimum(np.searchsorted(self._sorted_keys, key),
+                             max(self._sorted_keys.shape[0] - 1, 0))
+            hit = self._sorted_keys[pos] == key if self._sorted_keys.size else \
+                np.zeros(key.shape[0], dtype=bool)
+            return np.where(hit, self._key_order[pos], -1)
         obs = self._codes(self.profiles)
-        qry = self._codes(V)
-        allc = np.concatenate([obs, qry])
+        allc = np.concatenate([obs, idx])
         _, inv = np.unique(allc, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
         key_obs, key_q = inv[: obs.shape[0]], inv[obs.shape[0]:]
         lookup = np.full(int(inv.max()) + 1 if inv.size else 1, -1, dtype=np.intp)
         lookup[key_obs] = np.arange(obs.shape[0])
-        l = lookup[key_q]
+        return lookup[key_q]
+
+    def p_pos(self, V):
+        """Smoothed ``P(e+ | c, q)`` for each profile row of ``V``: shape (m, 2)."""
+        l = self._profile_index(self._codes(V))
         seen = l >= 0
         n = np.where(seen[:, None], self.n[np.maximum(l, 0)], 0.0)
         npos = np.where(seen[:, None], self.npos[np.maximum(l, 0)], 0.0)

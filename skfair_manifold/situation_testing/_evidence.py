@@ -60,14 +60,14 @@ class SituationTestingReport(Sequence):
     are made on access.
     """
 
-    def __init__(self, *, summary, testers, claimants, decisions, own_rows, rows_of_cell,
+    def __init__(self, *, summary, testers, claimant, decisions, own_rows, rows_of_cell,
                  y_fit, method, k, rule):
         self.summary = summary
         self.testers = testers
         self.method = method
         self.k = k
         self.rule = rule
-        self._claimants = claimants
+        self._claimant = claimant
         self._decisions = decisions
         self._own_rows = own_rows
         self._rows_of_cell = rows_of_cell
@@ -92,7 +92,7 @@ class SituationTestingReport(Sequence):
         names = list(self.testers)
         rows = [{c: _py(self.testers[c][t]) for c in names} for t in sel]
         entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
-        entry["claimant"] = {c: _py(v) for c, v in self._claimants[i].items()}
+        entry["claimant"] = {c: _py(v) for c, v in self._claimant(i).items()}
         entry["decision"] = _py(self._decisions[i])
         for name in ("p1", "p2", "diff", "diff_lower", "diff_upper", "n1", "n2"):
             entry[name] = float(self.summary[name][i])
