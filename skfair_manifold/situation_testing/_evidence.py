@@ -44,7 +44,17 @@ SIDES = np.array(["unprotected", "protected"], dtype=object)
 
 
 class PersonEvidence(dict):
-    """The evidence for one person: a dict with attribute access (see module)."""
+    """The evidence for one person: a dict with attribute access.
+
+    Made by :class:`SituationTestingReport` on access. Keys: ``row``,
+    ``method``, ``k``, ``claimant`` (column -> value), ``decision``, ``p1``,
+    ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``n1``, ``n2``,
+    ``rule``, ``testers`` (the person's rows of the long table, as dicts),
+    ``testers_unprotected`` and ``testers_protected`` (fitted row positions
+    of every record with a positive weight, the person's own row excluded),
+    ``weights_unprotected``, ``weights_protected`` and
+    ``decisions_unprotected``, ``decisions_protected``.
+    """
 
     def __getattr__(self, name):
         try:
@@ -54,10 +64,32 @@ class PersonEvidence(dict):
 
 
 class SituationTestingReport(Sequence):
-    """Evidence of every flagged person (see the module docstring for the fields).
+    """Evidence of every flagged person: a sequence of :class:`PersonEvidence`.
 
     Built by :meth:`SituationTestingAuditor.report`; the per-person objects
-    are made on access.
+    are made on access (``report[i]``, ``report.person(row)``).
+
+    Attributes
+    ----------
+    summary : dict of ndarray
+        One entry per flagged person: ``row`` (position in X), ``p1``,
+        ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``n1``, ``n2``
+        (testers), ``n1_eff``, ``n2_eff`` (effective testers of the weighted
+        rates) and ``rule``. :meth:`summary_frame` gives it as a DataFrame.
+    testers : dict of ndarray
+        The long table, one entry per flagged person, side and cell of
+        equally treated fitted records: ``row``, ``side`` (``"unprotected"``
+        or ``"protected"``), ``certain``, ``distance``, ``n_records``,
+        ``n_positive``, ``weight`` (probability that each record of the cell
+        is a tester), ``testers`` (``weight * n_records``), ``positives``
+        (``weight * n_positive``), ``cell`` (unit id under KNN-DD, subgroup
+        id under CBN-DD), then the cell's values: every column and the
+        decision under KNN-DD, the columns of ``q_`` under CBN-DD (interval
+        columns as their bin). :meth:`frame` gives it as a DataFrame.
+    method : str
+    k : int
+    rule : str
+        The flag rule, in words.
     """
 
     def __init__(self, *, summary, testers, claimant, decisions, own_rows, rows_of_cell,
