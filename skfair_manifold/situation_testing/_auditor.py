@@ -103,9 +103,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
-    alpha_test : float, default=0.1
+    alpha_test : float or None, default=0.1
         One-sided level of the bounds: ``diff_lower`` and ``diff_upper``
-        are ``1 - alpha_test`` lower and upper confidence bounds.
+        are ``1 - alpha_test`` lower and upper confidence bounds. None: 0.1
+        (the bounds are always computed).
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -245,7 +246,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "tau": [Interval(numbers.Real, -1, 1, closed="both")],
         "flag_rule": [StrOptions({"bound", "tau"})],
         "bound": [StrOptions(set(BOUNDS))],
-        "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "positive_label": "no_validation",
         "graph": "no_validation",
         "structure": [StrOptions({"local", "pc"})],
@@ -404,8 +405,11 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     def _rule_text(self):
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
-        level = 100 * (1 - self.alpha_test)
+        level = 100 * (1 - self._alpha_test())
         return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
+
+    def _alpha_test(self):
+        return 0.1 if self.alpha_test is None else self.alpha_test
 
     # ------------------------------------------------------------ validation, encoding
     def _validate(self, X, y="no_validation", *, reset=False):
@@ -432,7 +436,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             p = pos / n
             n_eff = n * n / w2  # the weighted mean's effective number of testers
         lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
-                                   alpha=self.alpha_test, method=self.bound)
+                                   alpha=self._alpha_test(), method=self.bound)
         out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper])
         if cells:
             return out, n, n_eff, self_unit, res[3]
