@@ -18,7 +18,7 @@ from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
 from ._knn import KNNSelector
-from ._records import KINDS, Records, Units
+from ._records import KINDS, Records, Units, check_no_datetime
 from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
@@ -414,6 +414,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ validation, encoding
     def _validate(self, X, y="no_validation", *, reset=False):
         """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        check_no_datetime(X)
         if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, dtype=None, reset=reset)
         return validate_data(self, X, y, dtype=None, reset=reset,

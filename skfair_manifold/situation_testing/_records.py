@@ -67,6 +67,19 @@ def _is_datetime_dtype(dt):
     return kind in ("M", "m") or "datetime" in str(dt).lower() or "timedelta" in str(dt)
 
 
+def check_no_datetime(X):
+    """A clear error for a datetime column of a DataFrame, before any conversion."""
+    dtypes = _column_dtypes(X)
+    if dtypes is None:
+        dt = getattr(X, "dtype", None)
+        if dt is not None and _is_datetime_dtype(dt):
+            raise TypeError(MSG_DATETIME.format(column="(all)"))
+        return
+    for name, dt in zip(X.columns, dtypes):
+        if _is_datetime_dtype(dt):
+            raise TypeError(MSG_DATETIME.format(column=name))
+
+
 def _resolve(columns, items, param):
     """Positions of the columns named in ``items`` (names or positions)."""
     out = []

@@ -55,8 +55,17 @@ def test_a_column_mixing_strings_and_numbers():
 def test_a_datetime_column():
     X, y = frame()
     X["when"] = pd.date_range("2020-01-01", periods=X.shape[0], freq="D")
-    with pytest.raises(TypeError, match=msg(R.MSG_DATETIME)):
+    with pytest.raises(TypeError, match=msg(R.MSG_DATETIME)) as info:
         auditor().fit(X, y)
+    assert "'when'" in str(info.value)
+    # all other columns numeric: the frame would otherwise fail in numpy's promotion
+    numeric = X.assign(sex=(X["sex"] == "f").astype(int))
+    with pytest.raises(TypeError, match=msg(R.MSG_DATETIME)) as info:
+        auditor(protected_value=1).fit(numeric, y)
+    assert "'when'" in str(info.value)
+    est = auditor().fit(X.drop(columns="when"), y)
+    with pytest.raises(TypeError, match=msg(R.MSG_DATETIME)):
+        est.transform(X.drop(columns="a"))
 
 
 def test_a_graph_with_a_nested_list():
