@@ -360,7 +360,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                            if j != self.protected_index_ and j not in records.identifiers]
             q = self._q_idx
             self._selector = KNNSelector(Z[first][:, q], units.count, group[first],
-                                         positive[first], records.nominal[q], records.ranges[q])
+                                         positive[first], records.nominal[q], records.ranges[q],
+                                         units.rows)
+            self._query = _identity
+            self._cell_values = self._unit_values
         else:
             B = records.binned(Z)
             self._q_idx = self._find_parents(B, positive, columns, records)
@@ -368,6 +371,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
             self._selector = CBNSelector(B[:, q], units.unit_of_row, group, positive,
                                          records.nominal[q], ranges, self.smoothing)
+            self._query = records.binned
+            self._cell_values = self._subgroup_values
         self.q_ = [columns[j] for j in self._q_idx]
         self.flag_rule_ = self._rule_text()
         return self
@@ -428,9 +433,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         """Rates and bounds of each encoded row: (m, 5) [, the testers' cells]."""
         if self_unit is None:
             self_unit = self._units.lookup(Z)
-        Q = Z[:, self._q_idx]
-        if self.method == "cbn":
-            Q = self._records.binned(Z)[:, self._q_idx]
+        Q = self._query(Z)[:, self._q_idx]
         res = self._selector.rates(Q, self_unit, self.k, n_jobs=self.n_jobs, cells=cells)
         pos, n, w2 = res[0], res[1], res[2]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -506,9 +509,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Zx = self._encode(self._validate(X))
         Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
         q = self._q_idx
-        if self.method == "cbn":
-            Zx, Zy = self._records.binned(Zx), self._records.binned(Zy)
-        return self._selector.pair_distances(Zx[:, q], Zy[:, q])
+        return self._selector.pair_distances(self._query(Zx)[:, q], self._query(Zy)[:, q])
 
     def flag(self, X, y):
         """Boolean mask of the rows found discriminated.
@@ -584,14 +585,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         own = np.where((own >= 0) & (self_unit >= 0)
                        & (self._units.unit_of_row[np.maximum(own, 0)] == self_unit), own,
                        unit_own)
-        if self.method == "knn":
-            def rows_of_cell(cell, side):
-                return self._units.rows(cell)
-        else:
-            rows_of_cell = self._selector.rows_of
         return SituationTestingReport(
             summary=summary, testers=testers, claimant=claimant,
-            decisions=np.asarray(y)[rows], own_rows=own, rows_of_cell=rows_of_cell,
+            decisions=np.asarray(y)[rows], own_rows=own, rows_of_cell=self._selector.rows_of,
             y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text())
 
     def _tester_table(self, rows, cells):
@@ -600,15 +596,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         c = {name: v[order] for name, v in cells.items()}
         weight = c["weight"]
         n_rec = c["n_records"]
-        records = self._records
-        if self.method == "knn":
-            unit = c["unit"]
-            pos = self._units_positive()[unit]
-            n_pos = n_rec * pos
-            cell = unit
-        else:
-            n_pos = c["n_positive"]
-            cell = c["subgroup"]
+        n_pos = c["n_positive"]
         table = {
             "row": rows[c["query"]],
             "side": SIDES[c["side"]],
@@ -619,26 +607,32 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             "weight": weight,
             "testers": weight * n_rec,
             "positives": weight * n_pos,
-            "cell": cell,
+            "cell": c["cell"],
         }
-        if self.method == "knn":
-            Zu = records.Z[self._units.first_row[cell]]
-            for j, name in enumerate(self._columns):
-                table[str(name)] = records.decode(j, Zu[:, j])
-            table[self.decision_name_] = self._y_fit[self._units.first_row[cell]]
-        else:
-            prof = self._selector.profiles[np.minimum(cell, self._selector.profiles.shape[0] - 1)]
-            for k, j in enumerate(self._q_idx):
-                values = prof[:, k]
-                if j in records.bin_edges:
-                    labels = np.asarray(records.bin_labels(j), dtype=object)
-                    table[str(self._columns[j])] = labels[values.astype(np.intp)]
-                else:
-                    table[str(self._columns[j])] = records.decode(j, values)
+        table.update(self._cell_values(c["cell"]))
         return table
 
-    def _units_positive(self):
-        return (self._y_fit[self._units.first_row] == self.positive_label_).astype(np.float64)
+    def _unit_values(self, unit):
+        """KNN-DD's cells are units: every column and the decision of the record."""
+        records = self._records
+        first = self._units.first_row[unit]
+        values = {str(name): records.decode(j, records.Z[first, j])
+                  for j, name in enumerate(self._columns)}
+        values[self.decision_name_] = self._y_fit[first]
+        return values
+
+    def _subgroup_values(self, sub):
+        """CBN-DD's cells are subgroups: their profile over q_, interval columns as bins."""
+        records = self._records
+        prof = self._selector.profiles[np.minimum(sub, self._selector.profiles.shape[0] - 1)]
+        values = {}
+        for k, j in enumerate(self._q_idx):
+            if j in records.bin_edges:
+                labels = np.asarray(records.bin_labels(j), dtype=object)
+                values[str(self._columns[j])] = labels[prof[:, k].astype(np.intp)]
+            else:
+                values[str(self._columns[j])] = records.decode(j, prof[:, k])
+        return values
 
     # -------------------------------------------------------------------------- helpers
     def _fitted_rows(self, fitted_rows, Z, y):
@@ -728,6 +722,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                                                                  classes=classes.tolist()))
                 self.positive_label_ = self.positive_label
         return y == self.positive_label_
+
+
+def _identity(Z):
+    return Z
 
 
 def _item(v):

@@ -244,7 +244,7 @@ class CBNSelector:
             weights (``sum_l take_l ** 2 / |g_l^s|``) on each side.
         cells : dict of ndarray, only with ``cells=True``
             One entry per (query, side, subgroup) with records taken:
-            ``query``, ``side``, ``subgroup``, ``distance``, ``n_records``
+            ``query``, ``side``, ``cell`` (the subgroup), ``distance``, ``n_records``
             (records available on that side), ``n_positive`` (their
             positives) and ``weight`` (probability that each is a tester).
         """
@@ -386,7 +386,7 @@ class CBNSelector:
             return out_pos, n_out, w2
         kr, kc = np.nonzero(take > 1e-12)
         found = {"key": np.repeat(kr, 2), "side": np.tile([0, 1], kr.shape[0]),
-                 "subgroup": np.repeat(order[kr, kc], 2),
+                 "cell": np.repeat(order[kr, kc], 2),
                  "distance": np.repeat(dist[kr, kc], 2)}
         nr = n_side[kr, kc].reshape(-1)
         found["n_records"] = nr
@@ -398,5 +398,5 @@ class CBNSelector:
 def _no_cells():
     z = np.zeros(0)
     zi = np.zeros(0, dtype=np.intp)
-    return {"query": zi, "side": zi, "subgroup": zi, "distance": z, "n_records": z,
+    return {"query": zi, "side": zi, "cell": zi, "distance": z, "n_records": z,
             "n_positive": z, "weight": z}

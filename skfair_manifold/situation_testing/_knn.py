@@ -146,10 +146,13 @@ class KNNSelector:
     unit_pos : ndarray of shape (n_units,), dtype bool
     nominal : ndarray of shape (r,), dtype bool
     ranges : ndarray of shape (r,)
+    rows_of_unit : callable
+        Unit id -> its fitted rows (for the evidence).
     """
 
-    def __init__(self, R, unit_count, unit_group, unit_pos, nominal, ranges):
+    def __init__(self, R, unit_count, unit_group, unit_pos, nominal, ranges, rows_of_unit):
         r = R.shape[1]
+        self.rows_of_unit = rows_of_unit
         self.nominal = nominal
         scale = np.where(nominal, 1.0, 1.0 / np.where(ranges > 0, ranges, 1.0))
         self.weights = scale / max(r, 1)
@@ -196,9 +199,10 @@ class KNNSelector:
             weights in ``S+`` (column 0) and ``S-`` (column 1).
         cells : dict of ndarray, only with ``cells=True``
             One entry per (query, side, unit) taken with a positive weight:
-            ``query``, ``side`` (0: S+, 1: S-), ``unit``, ``distance``,
-            ``n_records`` (copies available), ``weight`` (probability that
-            each copy is a tester: 1 for the certain testers).
+            ``query``, ``side`` (0: S+, 1: S-), ``cell`` (the unit),
+            ``distance``, ``n_records`` (copies available), ``n_positive``
+            (of them positive), ``weight`` (probability that each copy is a
+            tester: 1 for the certain testers).
         """
         m = Qr.shape[0]
         uq, q_prof = np.unique(Qr, axis=0, return_inverse=True)
@@ -240,8 +244,9 @@ class KNNSelector:
         query, cell = expand_to_queries(inv, key)
         side = self.sides[s]
         return {"query": query, "side": np.full(query.shape[0], s, dtype=np.intp),
-                "unit": side["units"][col[cell]], "distance": dist[cell],
-                "n_records": cnt[cell], "weight": wt[cell]}
+                "cell": side["units"][col[cell]], "distance": dist[cell],
+                "n_records": cnt[cell], "n_positive": cnt[cell] * side["pos"][col[cell]],
+                "weight": wt[cell]}
 
     def _block(self, task):
         uq, keys, s, k, cells = task
@@ -276,6 +281,10 @@ class KNNSelector:
             else:
                 parts.append(np.abs(Q[:, j, None] - dom[None, :]) * self.weights[j])
         return np.hstack(parts) if parts else np.zeros((Q.shape[0], 0))
+
+    def rows_of(self, cell, side):
+        """Fitted rows of a cell (a unit), lowest first."""
+        return self.rows_of_unit(cell)
 
     def pair_distances(self, V, W):
         """Luong et al.'s distance between each row of ``V`` and each row of ``W``."""
