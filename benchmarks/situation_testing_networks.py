@@ -149,6 +149,8 @@ def main(argv=None):
     parser.add_argument("--decisions", type=int, default=3,
                         help="decision nodes per network (default: %(default)s)")
     parser.add_argument("--no-pc", action="store_true", help="skip structure='pc'")
+    parser.add_argument("--alphas", type=float, nargs="+", default=[0.05],
+                        help="levels of the local search besides the default")
     parser.add_argument("--quick", action="store_true", help="5,000 rows, asia and sachs")
     parser.add_argument("--output",
                         default=str(HERE / "results" / "situation_testing_networks.md"))
@@ -156,15 +158,17 @@ def main(argv=None):
     sizes = [5000] if args.quick else args.sizes
     networks = ["asia", "sachs"] if args.quick else args.networks
     default_alpha = SituationTestingAuditor().alpha
-    settings = [(f"local, alpha {default_alpha:g} (default)", {}),
-                ("local, alpha 0.05", {"alpha": 0.05})]
+    settings = [(f"local, alpha {default_alpha:g} (default)", {})]
+    settings += [(f"local, alpha {a:g}", {"alpha": a}) for a in args.alphas
+                 if a != default_alpha]
     if not args.no_pc:
         settings.append((f"pc (causal-learn), alpha {default_alpha:g}", {"structure": "pc"}))
 
     out("# The structure search on known networks: precision / recall of q_")
     out()
     out(f"`python benchmarks/situation_testing_networks.py --sizes {' '.join(map(str, sizes))}"
-        f" --decisions {args.decisions}{' --no-pc' if args.no_pc else ''}`")
+        f" --decisions {args.decisions}{' --no-pc' if args.no_pc else ''}"
+        f" --alphas {' '.join(map(str, args.alphas))}`")
     out()
     out("| network | rows | decisions | " + " | ".join(f"{s[0]} P / R (s)" for s in settings)
         + " |")
