@@ -55,11 +55,28 @@ def _is_number(v):
 
 
 def _column_dtypes(X):
-    """The dtype of each DataFrame column (None for arrays)."""
+    """The dtype of each DataFrame column (None for arrays).
+
+    Dtypes without a numpy ``kind`` (polars, for instance) are described by
+    a stand-in with one: ``"M"`` for dates and times, ``"f"`` for numbers,
+    ``"O"`` otherwise.
+    """
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         return None
-    return list(dtypes)
+    out = []
+    for dt in dtypes:
+        if hasattr(dt, "kind"):
+            out.append(dt)
+            continue
+        name = str(dt).lower()
+        if "date" in name or "time" in name or "duration" in name:
+            out.append(np.dtype("datetime64[ns]"))
+        elif any(t in name for t in ("int", "float", "decimal")):
+            out.append(np.dtype(np.float64))
+        else:
+            out.append(np.dtype(object))
+    return out
 
 
 def _is_datetime_dtype(dt):
@@ -75,7 +92,7 @@ def check_no_datetime(X):
         if dt is not None and _is_datetime_dtype(dt):
             raise TypeError(MSG_DATETIME.format(column="(all)"))
         return
-    for name, dt in zip(X.columns, dtypes):
+    for name, dt in zip(list(X.columns), dtypes):
         if _is_datetime_dtype(dt):
             raise TypeError(MSG_DATETIME.format(column=name))
 

@@ -243,6 +243,13 @@ def test_set_output_polars():
     assert isinstance(est.transform(X), pl.DataFrame)
     assert est.flag(X, y).dtype == bool
     est.report(X, y)
+    # a polars frame as input: the same kinds and rates as pandas
+    plain = auditor().fit(X, y)
+    Xp = pl.DataFrame({"sex": X["sex"].to_numpy().astype(str), "a": X["a"].to_numpy(),
+                       "x": X["x"].to_numpy()})
+    on_polars = auditor().fit(Xp, y)
+    assert on_polars.attribute_kinds_ == plain.attribute_kinds_
+    np.testing.assert_array_equal(on_polars.transform(Xp), plain.transform(X))
 
 
 # --- the bounds -----------------------------------------------------------------------------
