@@ -370,7 +370,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             q = self._q_idx
             ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
             self._selector = CBNSelector(B[:, q], units.unit_of_row, group, positive,
-                                         records.nominal[q], ranges, self.smoothing)
+                                         records.nominal[q], ranges, self.smoothing,
+                                         [columns[j] for j in q])
             self._query = records.binned
             self._cell_values = self._subgroup_values
         self.q_ = [columns[j] for j in self._q_idx]

@@ -42,6 +42,13 @@ from ._knn import _MAX_ONEHOT, onehot
 
 _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distances (or prefix cells) per block: bounded memory
+_MAX_MIXTURE_CELLS = 50_000_000  # Lemma 3's table: profiles x attribute values
+
+MSG_TOO_MANY_PROFILES = (
+    "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "
+    "Q = {q} times {values:,} attribute values); give fewer or coarser parents: declare a "
+    "many-valued numeric column interval (it is then binned), or pass a graph."
+)
 
 
 class CBNSelector:
@@ -60,9 +67,12 @@ class CBNSelector:
     nominal : ndarray of shape (|Q|,), dtype bool
     ranges : ndarray of shape (|Q|,)
     smoothing : float
+    q_names : list or None
+        The names of Q's columns, for the error messages.
     """
 
-    def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing):
+    def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
+                 q_names=None):
         n, nq = Qv.shape
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)
@@ -110,6 +120,11 @@ class CBNSelector:
         else:
             self._strides = None
         # Lemma 3: the mixture A for every observed profile and single-coordinate change.
+        cells = L * sum(d.shape[0] for d in self.domains)
+        if cells > _MAX_MIXTURE_CELLS:
+            raise ValueError(MSG_TOO_MANY_PROFILES.format(
+                cells=cells, profiles=L, q=q_names if q_names is not None else nq,
+                values=sum(d.shape[0] for d in self.domains)))
         self.A = self._mixtures(self.profiles)
 
     def rows_of(self, sub, side):

@@ -188,7 +188,8 @@ class Records:
                 kind = "ordinal" if integral and values.shape[0] <= MAX_ORDINAL_LEVELS \
                     else "interval"
             self.kinds[j] = "nominal" if j == protected_index else kind
-            if j != protected_index and declared_kind is None and self._identifier_like(j):
+            if j != protected_index and declared_kind != "interval" and \
+                    self._identifier_like(j):
                 self.identifiers.append(j)
         if self.identifiers:
             warnings.warn(MSG_IDENTIFIER.format(

@@ -126,10 +126,26 @@ def test_identifier_columns_are_left_out_with_a_warning():
     with pytest.warns(UserWarning, match=msg(R.MSG_IDENTIFIER)):
         knn = auditor(method="knn").fit(X, y)
     assert knn.q_ == ["a", "x"]
+    # declared nominal, still an identifier; declared interval, a measurement
+    with pytest.warns(UserWarning, match=msg(R.MSG_IDENTIFIER)):
+        assert auditor(nominal=["id"]).fit(X, y).identifier_columns_ == ["id", "code"]
+    with pytest.warns(UserWarning, match=msg(R.MSG_IDENTIFIER)):
+        assert auditor(interval=["id"]).fit(X, y).identifier_columns_ == ["code"]
     # a continuous measurement (fractional values) is not an identifier
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert auditor().fit(X.drop(columns=["id", "code"]), y).identifier_columns_ == []
+
+
+def test_too_many_profiles_for_lemma_3_is_a_clear_error(monkeypatch):
+    from skfair_manifold.situation_testing import _cbn
+
+    monkeypatch.setattr(_cbn, "_MAX_MIXTURE_CELLS", 1000)
+    X, y = frame(n=400)
+    X["id"] = np.arange(X.shape[0])
+    with pytest.warns(UserWarning), \
+            pytest.raises(ValueError, match=msg(_cbn.MSG_TOO_MANY_PROFILES)):
+        auditor(graph=["sex", "a", "id"], nominal=["id"]).fit(X, y)
 
 
 def test_strata_codes_do_not_overflow():
