@@ -245,9 +245,9 @@ class Records:
 
     def _identifier_like(self, j):
         n = self.Z.shape[0]
-        if n < 20 or self.kinds[j] == "interval" and j not in self.categories and not \
+        if n < 20 or j not in self.categories and not \
                 np.all(self.Z[:, j] == np.round(self.Z[:, j])):
-            return False
+            return False  # fractional numbers are measurements
         return np.unique(self.Z[:, j]).shape[0] >= IDENTIFIER_SHARE * n
 
     def binned(self, Z):
