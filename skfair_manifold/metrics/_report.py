@@ -573,7 +573,7 @@ str, int or list
         dr = pd.Series(values, name="discriminative_risk")
 
     for message in caught:
-        warnings.warn(message, UndefinedFairnessWarning, stacklevel=2)
+        warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
     return FairnessReport(
         by_group=by_group, overall=overall, gaps=gaps, hfm=hfm, hfm_report=hfm_bunch, dr=dr,
         intervals=intervals,
