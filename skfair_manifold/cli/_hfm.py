@@ -129,7 +129,7 @@ def result_dict(report, names, *, baselines):
         result["baselines"].update({f"{b}_ratio": float(worst[f"{b}_ratio"])
                                     for b in BASELINES})
         result["baselines"]["passes_four_fifths"] = bool(worst["passes_four_fifths"])
-        full = report.to_dict()
+        full = report.to_dict(undefined=float("nan"))  # dump_json explains each
         result["by_group"] = full["by_group"]
         result["gaps"] = full["gaps"]
         if full["intervals"] is not None:

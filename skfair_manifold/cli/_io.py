@@ -349,10 +349,13 @@ def escape_cell(value):
 
 def escape_frame(frame):
     """A copy of ``frame`` whose text cells and column names are escaped for spreadsheets."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
     out = frame.copy()
     for column in out.columns:
-        if out[column].dtype == object or str(out[column].dtype) in ("string", "category"):
-            out[column] = out[column].map(escape_cell)
+        dtype = out[column].dtype
+        if not (is_numeric_dtype(dtype) or is_bool_dtype(dtype)):  # text, object, category
+            out[column] = out[column].astype(object).map(escape_cell)
     out.columns = [escape_cell(str(c)) for c in out.columns]
     return out
 

@@ -230,8 +230,14 @@ class FairnessReport(Bunch):
             frame = frame.drop(columns=["low", "high"])
         return frame
 
-    def to_dict(self):
+    def to_dict(self, *, undefined=None):
         """The report as plain Python values, ready for ``json.dumps`` (nan becomes None).
+
+        Parameters
+        ----------
+        undefined : object, default=None
+            What an undefined value (nan) becomes; ``None`` gives JSON's
+            ``null``.
 
         Returns
         -------
@@ -241,6 +247,9 @@ class FairnessReport(Bunch):
             ``dr``, ``intervals`` (the same layout, ``[low, high]`` pairs),
             ``options`` and ``warnings``.
         """
+        def _plain(obj):
+            return _plain_values(obj, undefined)
+
         def nested(frame):
             out = {}
             for (attr, group), row in frame.iterrows():
@@ -311,8 +320,11 @@ class FairnessReport(Bunch):
         return f"FairnessReport({', '.join(parts)})"
 
 
-def _plain(obj):
-    """numpy values to Python ones, nan and inf to None (recursively)."""
+def _plain_values(obj, undefined=None):
+    """numpy values to Python ones, nan and inf to ``undefined`` (recursively)."""
+    def _plain(value):
+        return _plain_values(value, undefined)
+
     if isinstance(obj, dict):
         return {str(k): _plain(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
@@ -325,7 +337,7 @@ def _plain(obj):
         return int(obj)
     if isinstance(obj, (Real, np.floating)):
         value = float(obj)
-        return value if np.isfinite(value) else None
+        return value if np.isfinite(value) else undefined
     if obj is None or isinstance(obj, str):
         return obj
     return str(obj)
@@ -409,7 +421,12 @@ str, int or list
 
     n_boot : int, default=0
         Bootstrap replicates for the intervals of every rate and gap; 0 for
-        none. 1000 gives stable 95% intervals.
+        none. 1000 gives stable 95% intervals. The intervals are percentile
+        intervals of rows resampled with replacement. The largest minus the
+        smallest of several noisy rates is biased upwards, so with many small
+        groups the interval of a difference can lie above the estimate
+        itself: a sign that the groups are too small for their gap to be
+        read.
 
     confidence : float in (0, 1), default=0.95
         The coverage of the percentile intervals.
