@@ -20,7 +20,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+from sklearn.utils._param_validation import HasMethods, Interval, validate_params
 
 from ._common import UndefinedFairnessWarning, check_pair, positive_masks, resolve_columns
 from ._common import split_columns
@@ -359,7 +359,7 @@ def _is_column_reference(value, n_samples):
         "y_pred": ["array-like"],
         "sensitive_features": ["array-like", str, Integral],
         "X": ["array-like", None],
-        "estimator": "no_validation",
+        "estimator": [HasMethods(["predict"]), None],
         "pos_label": [Real, str, "boolean", None],
         "sample_weight": ["array-like", None],
         "intersect": ["boolean"],

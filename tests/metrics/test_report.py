@@ -278,7 +278,10 @@ def test_column_references_and_errors():
     with pytest.raises(ValueError, match="needs X"):
         fairness_report(y, y, sensitive_features="sex")
     with pytest.raises(ValueError, match="must name the sensitive columns of X"):
-        fairness_report(y, y, sensitive_features=X["sex"], X=X, estimator=object())
+        from sklearn.dummy import DummyClassifier
+
+        fairness_report(y, y, sensitive_features=X["sex"], X=X,
+                        estimator=DummyClassifier().fit(X, y))
     with pytest.raises(ValueError, match="pos_label"):
         fairness_report(y + 1, y + 1, sensitive_features=X["sex"])
 
