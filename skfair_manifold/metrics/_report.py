@@ -20,17 +20,21 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, validate_params
-
-from ._common import UndefinedFairnessWarning, check_pair, positive_masks, resolve_columns
-from ._common import split_columns
-from ._group import (
+from ..utils._sklearn_compat import HasMethods, Interval, validate_params
+from ..utils._validation import (
+    check_pair,
+    check_sample_weight,
+    encode_sensitive,
+    resolve_columns,
+    split_columns,
+)
+from ._common import (
     MSG_GROUP_UNDEFINED,
     MSG_GROUPS_LEFT_OUT,
-    _check_weights,
-    encode_sensitive,
-    intersect_codes,
+    UndefinedFairnessWarning,
+    positive_masks,
 )
+from ._group import intersect_codes
 
 __all__ = ["FairnessReport", "fairness_report"]
 
@@ -472,7 +476,7 @@ str, int or list
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
     true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "fairness_report")
-    weights = _check_weights(sample_weight, n)
+    weights = check_sample_weight(sample_weight, n)
     rng = check_random_state(random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
 
