@@ -124,6 +124,9 @@ def graph_layout(parents, decision, q, protected, *, width=640):
     if decision not in mapping:
         return None
     layers = _layers(mapping, decision, depth=3)
+    longest = max(len(str(node)) for layer in layers for node in layer) + 4
+    node_width = max(90, 7 * longest + 16)
+    width = max(width, (node_width + 20) * max(len(layer) for layer in layers) + 20)
     layer_gap, top = 90, 40
     height = top + layer_gap * (len(layers) - 1) + 50
     position = {}
@@ -141,7 +144,8 @@ def graph_layout(parents, decision, q, protected, *, width=640):
               "kind": ("decision" if node == decision else "q" if node in q
                        else "protected" if node == protected else "other")}
              for node, (x, y) in position.items()]
-    return {"width": width, "height": height, "nodes": nodes, "edges": edges}
+    return {"width": width, "height": height, "nodes": nodes, "edges": edges,
+            "node_width": node_width}
 
 
 # ----------------------------------------------------------------------------- report
@@ -251,6 +255,9 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
     q = [str(v) for v in summary["q"]]
     position = {value: i for i, value in enumerate(np.asarray(ids).tolist())}
     shown_features = [c for c in features if c != decision]
+    # testers side by side: the columns they are matched on (Q) and the protected one
+    tester_columns = [c for c in shown_features if c in q or c == protected] \
+        if q else shown_features
     sheets = []
     flagged = []
     k = int(summary["k"])
@@ -272,7 +279,7 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
                 tester = frame.iloc[position[tester_id]]
                 testers.append({"id": str(tester_id), "decision": str(dec),
                                 "positive": dec == summary["positive_label"],
-                                "values": [str(tester[c]) for c in shown_features]})
+                                "values": [str(tester[c]) for c in tester_columns]})
             sides.append({"label": label, "testers": testers,
                           "rate": row["p1"] if side == "unprotected" else row["p2"]})
         rule = [f"{protected} = {summary['protected_value']} (the protected group)",
@@ -291,7 +298,8 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
         graph = graph_layout(parents, getattr(auditor, "decision_name_", decision), q,
                              protected)
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
-               "flagged": flagged, "sheets": sheets, "features": shown_features,
+               "flagged": flagged, "sheets": sheets, "features": tester_columns,
+               "all_features": len(tester_columns) == len(shown_features),
                "graph": graph, "max_sheets": max_sheets,
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)

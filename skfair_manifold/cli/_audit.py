@@ -134,7 +134,7 @@ def audit_table(frame, *, id_column, protected, decision, auditor, evidence, sco
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
               id=None, method="cbn", k=50, tau=0.05, graph=None, alpha=0.05,
               alpha_test=None, seed=0, all_rows=False, format="csv", html=None,
-              batch_size=2000, n_jobs=None, quiet=False, sep=",", output=None,
+              html_sheets=500, batch_size=2000, n_jobs=None, quiet=False, sep=",", output=None,
               csv_escape=True):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input."""
     import numpy as np
@@ -200,7 +200,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
         from skfair_manifold._html import render_evidence
 
         page = render_evidence(frame=frame, features=features, id_column=id, summary=summary,
-                               table=table[table["flagged"]], auditor=auditor, ids=ids)
+                               table=table[table["flagged"]], auditor=auditor, ids=ids,
+                               max_sheets=html_sheets)
         write_text(html, page)
     if format == "json":
         records = [{column: _plain(value) for column, value in row.items()}

@@ -262,6 +262,9 @@ def build_parser():
                        help="also write a self-contained HTML evidence file: a summary, "
                             "then one sheet per flagged person with the testers of both "
                             "sides")
+    audit.add_argument("--html-sheets", type=_positive_int, default=500, metavar="N",
+                       help="with --html: sheets for at most the first N flagged people; "
+                            "all are listed in the summary (default: 500)")
     audit.add_argument("--batch-size", type=_positive_int, default=2000,
                        help="rows audited between two updates of the progress bar "
                             "(default: 2000)")
