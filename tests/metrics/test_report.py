@@ -296,3 +296,25 @@ def test_undefined_gap_warns_once_per_attribute():
     messages = [str(w.message) for w in caught if w.category is UndefinedFairnessWarning]
     assert any("equal_opportunity is undefined" in m for m in messages)
     assert np.isnan(report.gaps.loc[0, "equal_opportunity_difference"])
+
+
+def test_hfm_intervals_are_read_when_the_report_has_them():
+    """hfm_report gains a ``ci`` Bunch of (low, high) pairs: the report shows them."""
+    from sklearn.utils import Bunch
+
+    from skfair_manifold.metrics._report import _hfm_frame
+
+    per = Bunch(hfm_max=np.array([0.1, 0.2]), hfm_avg=np.array([0.05, 0.0]),
+                d_max=np.ones(2), d_f_max=np.ones(2), d_avg=np.ones(2), d_f_avg=np.ones(2))
+    bunch = Bunch(hfm_max=0.2, hfm_avg=0.03, d_max=1.0, d_f_max=1.2, d_avg=0.5, d_f_avg=0.6,
+                  per_attribute=per,
+                  ci=Bunch(hfm_max=(0.15, 0.25), hfm_avg=(0.01, 0.05),
+                           per_attribute=Bunch(hfm_max=np.array([[0.0, 0.2], [0.1, 0.3]]),
+                                               hfm_avg=np.array([[0.0, 0.1], [-0.1, 0.1]]))))
+    frame = _hfm_frame(bunch, ["sex", "race"])
+    assert frame.loc["all attributes", ["hfm_max_low", "hfm_max_high"]].tolist() == [0.15, 0.25]
+    assert frame.loc["race", ["hfm_avg_low", "hfm_avg_high"]].tolist() == [-0.1, 0.1]
+    assert "d_max_low" not in frame.columns  # no interval given, none invented
+    without = _hfm_frame(Bunch(**{k: v for k, v in bunch.items() if k != "ci"}),
+                         ["sex", "race"])
+    assert "hfm_max_low" not in without.columns
