@@ -39,7 +39,9 @@ MSG_EMPTY_FILE = "{path} is empty: expected a CSV file with a header line and da
 MSG_MALFORMED = "{path} is not a well-formed CSV file: {detail}"
 MSG_NOT_TEXT = "{path} is not a UTF-8 text file (a CSV file was expected)."
 MSG_TOO_FEW_ROWS = "{path} has {n} data row(s); at least {minimum} are needed."
-MSG_MISSING_COLUMN = "column {column!r} ({option}) is not in {path}.{hint} Its columns are: {columns}."
+MSG_MISSING_COLUMN = (
+    "column {column!r} ({option}) is not in {path}.{hint} Its columns are: {columns}."
+)
 MSG_DUPLICATE_COLUMN = "column {column!r} is given to both {first} and {second}."
 MSG_MISSING_VALUES = (
     "column {column!r} has missing values at row(s) {rows} (line(s) {lines} of the file); "
