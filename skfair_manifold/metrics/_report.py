@@ -17,10 +17,12 @@ with ``sample_weight`` the rows themselves are resampled, in blocks.
 
 import warnings
 from numbers import Integral, Real
+from typing import Any
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
+from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
 from ..utils._validation import (
     check_pair,
     check_sample_weight,
@@ -375,9 +377,22 @@ def _is_column_reference(value, n_samples):
     },
     prefer_skip_nested_validation=True,
 )
-def fairness_report(y_true, y_pred, *, sensitive_features, X=None, estimator=None,
-                    pos_label=None, sample_weight=None, intersect=False, n_boot=0,
-                    confidence=0.95, random_state=None, hfm_options=None, dr_options=None):
+def fairness_report(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike | str | int | list,
+    X: MatrixLike | None = None,
+    estimator: Any = None,
+    pos_label: Label | None = None,
+    sample_weight: ArrayLike | None = None,
+    intersect: bool = False,
+    n_boot: int = 0,
+    confidence: float = 0.95,
+    random_state: RandomStateLike = None,
+    hfm_options: dict | None = None,
+    dr_options: dict | None = None,
+) -> "FairnessReport":
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
     The view behind the package's single-number metrics, in the spirit of
