@@ -50,7 +50,7 @@ _LAZY = {
     "predictive_quality_parity_scorer": "skfair_manifold.scorers",
     "SituationTestingAuditor": "skfair_manifold.situation_testing",
 }
-_SUBMODULES = {"cli", "datasets", "distances", "metrics", "plotting", "scorers",
+_SUBMODULES = {"cli", "datasets", "distances", "metrics", "plotting", "reports", "scorers",
                "situation_testing"}
 
 __all__ = ["__version__", *sorted(_LAZY)]

@@ -151,3 +151,26 @@ def test_audit_evidence_html(tmp_path):
     assert len(testers) == 10 and all(t in page.text for t in testers)
     assert "(Q)" in page.text
     assert page.tags.count("section") == len(flagged)
+
+
+def test_evidence_html_from_python():
+    from skfair_manifold.datasets import make_biased_decisions
+    from skfair_manifold.reports import evidence_html
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    data = make_biased_decisions(600, n_groups=(2, 3), bias=(0.5, 0.0), random_state=1,
+                                 as_frame=True)
+    X, y = data.frame.drop(columns="decision"), data.frame["decision"]
+    auditor = SituationTestingAuditor(protected="s0", protected_value=1, k=10,
+                                      random_state=0).fit(X, y)
+    flagged = np.flatnonzero(auditor.flag(X, y))
+    assert flagged.size > 0
+    ids = [f"id-{i}" for i in range(len(X))]
+    page = assert_self_contained(evidence_html(auditor, X, y, ids=ids, max_sheets=5))
+    assert page.tags.count("section") == 5  # the sheet cap
+    tables = {t["id"]: t["rows"] for t in page.tables if t["id"]}
+    assert tables["flagged-table"] == 1 + flagged.size  # every flagged person listed
+    for i in flagged[:5]:
+        assert f"person-id-{i}" in page.ids
+    with pytest.raises(ValueError, match="ids has 3 values"):
+        evidence_html(auditor, X, y, ids=[1, 2, 3])

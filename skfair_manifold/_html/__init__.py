@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-__all__ = ["render_evidence", "render_fairness_report"]
+__all__ = ["evidence_table", "render_evidence", "render_fairness_report"]
 
 RATE_LABELS = {
     "base_rate": "base rate",
@@ -228,6 +228,51 @@ def render_fairness_report(report, *, title="Fairness report", plots=True):
 
 
 # ----------------------------------------------------------------------------- evidence
+
+TESTER_COLUMNS = ("testers_unprotected", "decisions_unprotected", "testers_protected",
+                  "decisions_protected")
+
+
+def evidence_table(frame, *, id_column, protected, decision, auditor, evidence, scores, ids):
+    """One row per audited person: the flag, the rates and the testers (as lists of ids).
+
+    ``evidence`` is the auditor's ``report()`` (rows renumbered in ``frame``);
+    ``scores`` its ``transform`` output for every row, or None for the
+    flagged rows only.
+    """
+    import pandas as pd
+
+    score_names = [str(n) for n in auditor.get_feature_names_out()]
+    if scores is None:
+        rows = np.array([e["row"] for e in evidence], dtype=np.intp)
+        table = pd.DataFrame({name: [e[name] for e in evidence] for name in score_names})
+        table.insert(0, "flagged", True)
+    else:
+        rows = np.arange(frame.shape[0])
+        table = pd.DataFrame(scores, columns=score_names)
+        flagged = np.zeros(frame.shape[0], dtype=bool)
+        flagged[[e["row"] for e in evidence]] = True
+        table.insert(0, "flagged", flagged)
+    table.insert(0, "row", rows)
+    if id_column:
+        table.insert(1, id_column, ids[rows])
+    table.insert(table.columns.get_loc("flagged"), protected, frame[protected].to_numpy()[rows])
+    table.insert(table.columns.get_loc("flagged"), decision, frame[decision].to_numpy()[rows])
+    by_row = {e["row"]: e for e in evidence}
+    for column in TESTER_COLUMNS:
+        values = []
+        for r in rows:
+            entry = by_row.get(int(r))
+            if entry is None:
+                values.append([])
+            elif column.startswith("testers"):
+                values.append(ids[np.asarray(entry[column], dtype=np.intp)].tolist())
+            else:
+                values.append(np.asarray(entry[column]).tolist())
+        table[column] = values
+    return table
+
+
 
 def _diff_interval(row, k):
     """The interval of ``diff`` that the auditor gives, else a 95% Wald interval.

@@ -3,6 +3,8 @@
 import sys
 import time
 
+from skfair_manifold._html import TESTER_COLUMNS
+from skfair_manifold._html import evidence_table as audit_table
 from skfair_manifold.cli._io import (
     CLIError,
     check_columns,
@@ -13,12 +15,8 @@ from skfair_manifold.cli._io import (
     parse_value_like,
     read_csv,
     read_json,
-    require_pandas,
     write_text,
 )
-
-TESTER_COLUMNS = ("testers_unprotected", "decisions_unprotected", "testers_protected",
-                  "decisions_protected")
 
 
 class Progress:
@@ -93,42 +91,6 @@ def audit_rows(auditor, X, y, *, batch_size, progress, all_rows):
         progress.update(stop - start)
     progress.close()
     return evidence, (np.vstack(scores) if all_rows else None)
-
-
-def audit_table(frame, *, id_column, protected, decision, auditor, evidence, scores, ids):
-    """One row per audited person: the flag, the rates and the testers (as lists)."""
-    import numpy as np
-
-    pd = require_pandas("audit")
-    score_names = [str(n) for n in auditor.get_feature_names_out()]
-    if scores is None:
-        rows = np.array([e["row"] for e in evidence], dtype=np.intp)
-        table = pd.DataFrame({name: [e[name] for e in evidence] for name in score_names})
-        table.insert(0, "flagged", True)
-    else:
-        rows = np.arange(frame.shape[0])
-        table = pd.DataFrame(scores, columns=score_names)
-        flagged = np.zeros(frame.shape[0], dtype=bool)
-        flagged[[e["row"] for e in evidence]] = True
-        table.insert(0, "flagged", flagged)
-    table.insert(0, "row", rows)
-    if id_column:
-        table.insert(1, id_column, ids[rows])
-    table.insert(table.columns.get_loc("flagged"), protected, frame[protected].to_numpy()[rows])
-    table.insert(table.columns.get_loc("flagged"), decision, frame[decision].to_numpy()[rows])
-    by_row = {e["row"]: e for e in evidence}
-    for column in TESTER_COLUMNS:
-        values = []
-        for r in rows:
-            entry = by_row.get(int(r))
-            if entry is None:
-                values.append([])
-            elif column.startswith("testers"):
-                values.append(ids[np.asarray(entry[column], dtype=np.intp)].tolist())
-            else:
-                values.append(np.asarray(entry[column]).tolist())
-        table[column] = values
-    return table
 
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
