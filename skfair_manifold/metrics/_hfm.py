@@ -12,12 +12,19 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from .._validation import check_features, check_label, check_sensitive
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._exact import exact_row_distances
-from ._common import UndefinedFairnessWarning, check_pair
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._validation import (
+    MSG_LENGTH,
+    MSG_TOO_FEW_ROWS,
+    check_features,
+    encode_sensitive,
+    label_coordinates,
+)
+from ._common import UndefinedFairnessWarning
 
 MSG_D_ZERO = (
     "{name} is undefined: D = 0 with the true labels, i.e. every row has an identical row "
@@ -117,18 +124,11 @@ _LOG_NOTE = """
 
 def _encode_labels(y_true, y_pred, n_samples):
     """Both label vectors as float64; non-numeric labels coded jointly 0..k-1."""
-    y_true, y_pred = check_pair(y_true, y_pred)
-    numeric = all(y.dtype.kind in "biuf" for y in (y_true, y_pred))
-    if not numeric:
-        try:
-            classes = np.union1d(y_true, y_pred)
-        except TypeError:
-            raise TypeError(
-                "y_true and y_pred mix values that cannot be compared; use one type.")
-        y_true = np.searchsorted(classes, y_true)
-        y_pred = np.searchsorted(classes, y_pred)
-    return (check_label(y_true, n_samples, name="y_true"),
-            check_label(y_pred, n_samples, name="y_pred"))
+    y_true, y_pred = label_coordinates(y_true, y_pred)
+    if y_true.shape[0] != n_samples:
+        raise ValueError(MSG_LENGTH.format(name="y_true", got=y_true.shape[0], other="X",
+                                           expected=n_samples))
+    return y_true, y_pred
 
 
 def _min_max(X):
@@ -144,9 +144,9 @@ def _row_distances(y_true, y_pred, X, sensitive_features, *, method, scale, m1, 
     X = check_features(X)
     n = X.shape[0]
     if n < 2:
-        raise ValueError("X has a single row: at least 2 rows are needed.")
+        raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
     y_true, y_pred = _encode_labels(y_true, y_pred, n)
-    codes, names, _ = check_sensitive(sensitive_features, n, name="sensitive_features")
+    codes, names, _ = encode_sensitive(sensitive_features, n)
     if scale:
         X = _min_max(X)
     if method == "exact":
@@ -204,6 +204,7 @@ def _summary(rows, names, method, extras):
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
                m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Both HFM values, the four distances and the per-attribute breakdown, in one call.
@@ -240,7 +241,7 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=
     >>> import pandas as pd
     >>> from skfair_manifold.metrics import hfm_report
     >>> X = [[0.0], [0.1], [0.3], [0.6], [0.8], [1.0]]
-    >>> A = pd.DataFrame({{"sex": [0, 1, 0, 1, 0, 1], "race": list("aabbcc")}})
+    >>> A = pd.DataFrame({"sex": [0, 1, 0, 1, 0, 1], "race": list("aabbcc")})
     >>> y_true = [0, 0, 0, 1, 1, 1]
     >>> y_pred = [0, 1, 0, 1, 1, 1]
     >>> r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method="exact")
@@ -261,6 +262,7 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="approx", scale=
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_max(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
             m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Maximal harmonic fairness measure via manifolds, ``df = log(D_f / D)`` (Eq. 8a).
@@ -306,6 +308,7 @@ def hfm_max(y_true, y_pred, *, X, sensitive_features, method="approx", scale=Tru
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="approx", scale=True, m1=25,
             m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions"):
     """Average harmonic fairness measure via manifolds, ``log(D_f^avg / D^avg)`` (Eq. 8b).
@@ -349,6 +352,3 @@ def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="approx", scale=Tru
     return float(_log_ratio(d_f, d))
 
 
-for _f in (hfm_report, hfm_max, hfm_avg):
-    _f.__doc__ = _f.__doc__.format(params=_PARAMS_DOC, notes=_LOG_NOTE)
-del _f
