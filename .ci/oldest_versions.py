@@ -1,8 +1,8 @@
 """Print the versions `make test-oldest` runs on; fail if a core one is not its pin.
 
 Usage: python .ci/oldest_versions.py .ci/oldest-constraints.txt
-Shows the pinned core libraries, then every requirement of pyproject.toml's
-dev extra as pip resolved it against those pins.
+Shows the pinned libraries, then every other requirement of pyproject.toml's
+dependencies and dev extra as pip resolved it against those pins.
 """
 
 import platform
@@ -28,7 +28,8 @@ def main(constraints):
             name, pinned = re.fullmatch(r"([A-Za-z0-9._-]+)\s*==\s*(\S+)", line).groups()
             pins[name] = pinned
     project = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]
-    dev = [re.match(r"[A-Za-z0-9._-]+", req)[0] for req in project["optional-dependencies"]["dev"]]
+    others = [re.match(r"[A-Za-z0-9._-]+", requirement)[0] for requirement in
+              [*project["dependencies"], *project["optional-dependencies"]["dev"]]]
 
     print(f"test-oldest on Python {platform.python_version()}, oldest allowed versions:")
     wrong = []
@@ -37,8 +38,8 @@ def main(constraints):
         print(f"  {name:<20} {installed}" + ("" if installed == pinned else f"  (pin: {pinned})"))
         if installed != pinned:
             wrong.append(name)
-    print("with the dev extra resolved against them:")
-    for name in dict.fromkeys(dev):
+    print("with the other dependencies and the dev extra resolved against them:")
+    for name in dict.fromkeys(others):
         if name not in pins:
             print(f"  {name:<20} {_installed(name)}")
     if wrong:

@@ -12,7 +12,7 @@ PYPROJECT = ROOT / "pyproject.toml"
 CONSTRAINTS = ROOT / ".ci" / "oldest-constraints.txt"
 
 # The libraries whose oldest allowed versions `make test-oldest` installs.
-CORE = {"numpy", "scipy", "scikit-learn", "pandas", "joblib"}
+CORE = {"numpy", "scipy", "scikit-learn", "pandas", "joblib", "narwhals"}
 
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
 
