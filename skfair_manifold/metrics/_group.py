@@ -8,9 +8,11 @@ quantity, never from a Python loop over groups.
 
 import warnings
 from numbers import Real
+from typing import Literal
 
 import numpy as np
 from ..utils._docstring import Substitution
+from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
 from ._common import (
@@ -118,8 +120,16 @@ def _aggregate(gaps, aggregate):
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                       method="between_groups", aggregate="max", sample_weight=None):
+def demographic_parity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Demographic parity gap: how much the rate of positive predictions differs by group.
 
     For each attribute, the selection rate ``P(y_pred = pos | group)`` of every
@@ -158,8 +168,16 @@ def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                      method="between_groups", aggregate="max", sample_weight=None):
+def equal_opportunity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Equal opportunity gap: how much the true positive rate differs by group.
 
     For each attribute, ``P(y_pred = pos | y_true = pos, group)`` (recall) of
@@ -198,8 +216,16 @@ def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                              method="between_groups", aggregate="max", sample_weight=None):
+def predictive_quality_parity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+) -> float:
     """Predictive quality parity gap: how much the precision differs by group.
 
     For each attribute, ``P(y_true = pos | y_pred = pos, group)`` (positive
