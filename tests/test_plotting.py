@@ -319,3 +319,19 @@ def test_tradeoff_error_bars_and_chosen_model():
     ax = plot_fairness_tradeoff(results, fairness="hfm", performance="acc", error_bars=False)
     assert ax.chosen_ is None
     assert "spread over folds" not in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_hfm_by_attribute_clear_errors():
+    from skfair_manifold.plotting._bars import (
+        MSG_EMPTY_BREAKDOWN,
+        MSG_NO_MEASURES,
+    )
+
+    with pytest.raises(ValueError, match="breakdown is empty"):
+        plot_hfm_by_attribute({})
+    assert "hfm_report" in MSG_EMPTY_BREAKDOWN
+    with pytest.raises(ValueError, match=r"measure\(s\) \['nope'\] are not in breakdown"):
+        plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=["nope"])
+    with pytest.raises(ValueError, match="measures is empty"):
+        plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=[])
+    assert "None for all" in MSG_NO_MEASURES

@@ -11,6 +11,14 @@ MSG_BREAKDOWN = (
 )
 
 
+MSG_EMPTY_BREAKDOWN = (
+    "breakdown is empty: give at least one sensitive attribute with its value(s), for "
+    "example {'sex': {'hfm_max': 0.1, 'hfm_avg': 0.05}}, or what hfm_report or "
+    "fairness_report returns."
+)
+MSG_NO_MEASURES = "measures is empty: name at least one measure to draw, or pass None for all."
+MSG_UNKNOWN_MEASURES = "measure(s) {unknown} are not in breakdown; its measures are {known}."
+
 HFM_MEASURES = ["hfm_max", "hfm_avg"]
 ALL_ATTRIBUTES = "all attributes"
 
@@ -42,6 +50,17 @@ def _from_report(breakdown):
                  for k, a in enumerate(attributes)}
         overall = {m: float(breakdown[m]) for m in HFM_MEASURES}
         return table, overall, None
+    return None
+
+
+def _known_measures(breakdown):
+    """The measure names ``breakdown`` holds, or None when it holds bare numbers."""
+    if hasattr(breakdown, "columns"):
+        return [str(c) for c in breakdown.columns]
+    if hasattr(breakdown, "items"):
+        rows = list(breakdown.values())
+        if rows and all(hasattr(r, "items") for r in rows):
+            return list(dict.fromkeys(m for r in rows for m in r))
     return None
 
 
@@ -118,6 +137,15 @@ def plot_hfm_by_attribute(breakdown, *, measures=None, overall=None, ax=None):
             if overall is None else overall
         if error_table is not None:
             errors = np.array([[error_table[a][m] for m in measures] for a in breakdown])
+    if measures is not None and len(list(measures)) == 0:
+        raise ValueError(MSG_NO_MEASURES)
+    if hasattr(breakdown, "__len__") and len(breakdown) == 0:
+        raise ValueError(MSG_EMPTY_BREAKDOWN)
+    if measures is not None:
+        known = _known_measures(breakdown)
+        unknown = [m for m in measures if known is not None and m not in known]
+        if unknown:
+            raise ValueError(MSG_UNKNOWN_MEASURES.format(unknown=unknown, known=known))
     attributes, measures, values = _as_table(breakdown, measures)
     ax = get_axes(ax, "plot_hfm_by_attribute")
     n_attr, n_meas = values.shape
