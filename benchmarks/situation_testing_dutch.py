@@ -20,7 +20,8 @@ The documented variant: sex is reassigned at random (keeping the share of
 women); in a random 30% of the profiles of the paper's Q the decision maker
 turns each positive woman negative with probability ``share`` (50% unless
 said otherwise). The discriminated targets are 100 of the flipped women; the
-others are 100 negative women of the other profiles.
+others are 100 negative women of the other profiles (see
+docs/user_guide/situation_testing_design.rst).
 
 Usage::
 

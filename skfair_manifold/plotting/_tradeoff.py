@@ -35,6 +35,8 @@ def plot_fairness_tradeoff(
     performance="accuracy",
     negate_fairness=True,
     annotate=False,
+    error_bars=True,
+    chosen=None,
     ax=None,
 ):
     """Plot every candidate of a search by unfairness and performance.
@@ -63,13 +65,20 @@ def plot_fairness_tradeoff(
     annotate : bool, default=False
         Write the candidate's index (its row in ``cv_results``) beside each
         point on the front.
+    error_bars : bool, default=True
+        Draw the spread over the folds (``std_test_<name>``, one standard
+        deviation each way) on both axes, when ``cv_results`` has it.
+    chosen : int or None, default=None
+        The candidate to mark as the chosen model (a star). None: the
+        search's ``best_index_`` when a fitted search is given.
     ax : matplotlib Axes, default=None
         Where to draw; a new figure when None.
 
     Returns
     -------
     ax : matplotlib Axes
-        ``ax.front_`` holds the indices of the candidates on the front.
+        ``ax.front_`` holds the indices of the candidates on the front,
+        ``ax.chosen_`` the chosen one (or None).
 
     See Also
     --------
@@ -99,10 +108,25 @@ def plot_fairness_tradeoff(
     ax.step(unfair[front], perf[front], where="post", color="tab:red", linewidth=1.5)
     ax.scatter(unfair[front], perf[front], facecolors="none", edgecolors="tab:red", s=120,
                linewidths=1.5, label="Pareto front")
+    if error_bars and f"std_test_{fairness}" in results and f"std_test_{performance}" in results:
+        xerr = np.asarray(results[f"std_test_{fairness}"], dtype=np.float64)[keep]
+        yerr = np.asarray(results[f"std_test_{performance}"], dtype=np.float64)[keep]
+        ax.errorbar(unfair[keep], perf[keep], xerr=xerr, yerr=yerr, fmt="none",
+                    ecolor="tab:blue", alpha=0.35, linewidth=1, label="spread over folds")
     if annotate:
         for i in front:
             ax.annotate(str(i), (unfair[i], perf[i]), textcoords="offset points",
                         xytext=(6, -10), fontsize=8)
+    if chosen is None:
+        chosen = getattr(cv_results, "best_index_", None)
+    if chosen is not None:
+        chosen = int(chosen)
+        if not 0 <= chosen < unfair.shape[0]:
+            raise ValueError(f"chosen={chosen} is not a candidate: cv_results has "
+                             f"{unfair.shape[0]}.")
+        ax.scatter([unfair[chosen]], [perf[chosen]], marker="*", s=260, color="gold",
+                   edgecolors="black", zorder=5, label=f"chosen (candidate {chosen})")
+    ax.chosen_ = chosen
     ax.set_xlabel(f"{fairness} (lower is fairer)")
     ax.set_ylabel(f"{performance} (higher is better)")
     ax.set_title("Fairness-performance trade-off")
