@@ -81,6 +81,12 @@ _METRICS = {
 }
 _NEEDS_X = {"hfm_max", "hfm_avg"}
 
+MSG_HFM_NO_WEIGHTS = (
+    "{scorer} takes no sample_weight: HFM (Eq. 8) is a distance between sets of rows, which "
+    "the paper defines without row weights. Score without sample_weight (scikit-learn's "
+    "searches pass it only to scorers that take it), or use a group scorer such as "
+    "demographic_parity_scorer, which weights rows."
+)
 MSG_NO_SENSITIVE = (
     "{scorer} needs the sensitive attributes of the rows it scores and received none. "
     "{state} Either\n"
@@ -241,6 +247,8 @@ class _FairnessScorer(_BaseScorer):
         metadata routing.
         """
         if sample_weight is not None:
+            if self._name in _NEEDS_X:
+                raise TypeError(MSG_HFM_NO_WEIGHTS.format(scorer=repr(self)))
             kwargs["sample_weight"] = sample_weight
         return self._score(_predict, estimator, X, y_true, **kwargs)
 
