@@ -8,6 +8,7 @@ matrix to a private hook; the selector chosen at ``fit`` (``_knn`` or
 
 import numbers
 import warnings
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -260,11 +261,29 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, protected=None, protected_value=None, method="cbn", k=50,
-                 tau=0.05, flag_rule="bound", bound="wald", alpha_test=0.1,
-                 positive_label=None, graph=None, structure="local", alpha=0.01,
-                 smoothing=1.0, nominal=None, ordinal=None, interval=None, n_bins=5,
-                 n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        protected: str | int | None = None,
+        protected_value: Any = None,
+        method: Literal["cbn", "knn"] = "cbn",
+        k: int = 50,
+        tau: float = 0.05,
+        flag_rule: Literal["bound", "tau"] = "bound",
+        bound: Literal["wald", "newcombe"] = "wald",
+        alpha_test: float | None = 0.1,
+        positive_label: Any = None,
+        graph: Any = None,
+        structure: Literal["local", "pc"] = "local",
+        alpha: float = 0.01,
+        smoothing: float = 1.0,
+        nominal: list | None = None,
+        ordinal: list | None = None,
+        interval: list | None = None,
+        n_bins: int = 5,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.protected = protected
         self.protected_value = protected_value
         self.method = method
@@ -294,7 +313,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: Any, y: Any) -> "SituationTestingAuditor":
         """Learn the testers' pool from historical records and decisions.
 
         Parameters
@@ -453,7 +472,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return self._group(Z) & negative & (score > self.tau)
 
     # ------------------------------------------------------------------ public methods
-    def transform(self, X):
+    def transform(self, X: Any) -> Any:
         """Positive rates among each row's testers and the bounds of ``diff``.
 
         Parameters
@@ -512,7 +531,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         q = self._q_idx
         return self._selector.pair_distances(self._query(Zx)[:, q], self._query(Zy)[:, q])
 
-    def flag(self, X, y):
+    def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.
 
         A row is flagged when it belongs to the protected group, received
@@ -534,7 +553,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self._check_decisions(y)
         return self._flag(self._transform(Z), Z, y)
 
-    def report(self, X, y, *, fitted_rows=None):
+    def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
         """The evidence for every flagged row: its testers, their weights and decisions.
 
         Parameters
