@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from skfair_manifold._validation import check_features, check_label, check_sensitive
 from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
 from skfair_manifold.distances._exact import exact_row_distances
+from skfair_manifold.distances._numerics import centre_integer_columns
 
 MSG_ONE_ATTRIBUTE = (
     "{func} takes one sensitive attribute (a 1-D array); got {n} columns. Use {other} "
@@ -20,7 +21,7 @@ MSG_ONE_ATTRIBUTE = (
 
 
 def _check_inputs(X, y, A, *, single):
-    X = check_features(X)
+    X = check_features(centre_integer_columns(X))
     y = check_label(y, X.shape[0])
     if X.shape[0] < 2:
         raise ValueError("X has a single row: at least 2 rows are needed.")

@@ -38,14 +38,24 @@ result.
 
 import math
 
+from functools import partial
+
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from numpy.lib.stride_tricks import as_strided
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
-#: Working memory per worker, in MiB, for the band of candidate distances.
-DEFAULT_WORKING_MEMORY = 128
+from skfair_manifold.distances._dispatch import run_blocks, working_memory_bytes
+from skfair_manifold.distances._numerics import (
+    centre_columns,
+    check_distances_finite,
+    power_of_two_scale,
+    robust_norms,
+)
+
+#: Largest useful working memory per worker, in MiB, for the band of candidate
+#: distances (larger chunks are no faster; the configured budget may be lower).
+MAX_WORKING_MEMORY = 128
 
 
 MSG_N_VECTORS = (
@@ -210,6 +220,11 @@ def _projection_best(points, w, padded):
     return best_sq, best_j
 
 
+def _true_distances(points, i, j):
+    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates."""
+    return points.scale * robust_norms(points.Z[i] - points.Z[j])
+
+
 def _run_projections(points, W, want_totals):
     """Fold the projections of ``W`` (columns) in order; strict ``<`` keeps the first."""
     n_attr = len(points.codes)
@@ -221,7 +236,7 @@ def _run_projections(points, W, want_totals):
     for v in range(W.shape[1]):
         sq, j = _projection_best(points, W[:, v], padded)
         if want_totals:
-            dist = np.sqrt(np.stack([_exact_sq(points.Z, rows, j[k]) for k in range(n_attr)]))
+            dist = np.stack([_true_distances(points, rows, j[k]) for k in range(n_attr)])
             totals.append(np.c_[dist.max(axis=1), dist.sum(axis=1)])
         better = sq < best_sq
         best_sq[better] = sq[better]
@@ -267,23 +282,25 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         maximum and the sum of the row distances of that projection alone.
     """
     Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    Z -= Z.mean(axis=0)
+    Z = centre_columns(Z, name="X", first_name="the label")
+    scale = power_of_two_scale(Z)
+    Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
     n, d = Z.shape
     if projections is None:
         projections = draw_projections(d, m1, n_vectors, random_state)
-    points = _Points(Z, codes, m2, working_memory or DEFAULT_WORKING_MEMORY, candidates)
-    want_totals = reduce == "total"
     n_proj = projections.shape[1]
-    n_workers = effective_n_jobs(n_jobs)
-    if n_workers == 1 or n_proj == 1:
-        results = [_run_projections(points, projections, want_totals)]
-    else:
-        n_tasks = min(n_proj, 2 * n_workers)
-        bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)
-        with threadpool_limits(limits=1, user_api="blas"):
-            results = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(_run_projections)(points, projections[:, a:b], want_totals)
-                for a, b in zip(bounds[:-1], bounds[1:]))
+    n_workers = max(1, min(effective_n_jobs(n_jobs), n_proj))
+    budget = (working_memory * 2 ** 20 if working_memory is not None
+              else working_memory_bytes()) / n_workers
+    budget = min(budget, MAX_WORKING_MEMORY * 2 ** 20) / 2 ** 20
+    points = _Points(Z, codes, m2, budget, candidates)
+    points.scale = scale
+    want_totals = reduce == "total"
+    n_tasks = 1 if n_workers == 1 else min(n_proj, 2 * n_workers)
+    bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)
+    results = run_blocks(partial(_run_projections, points, want_totals=want_totals),
+                         [projections[:, a:b] for a, b in zip(bounds[:-1], bounds[1:])],
+                         n_jobs=n_jobs)
     best_sq, best_j, totals = results[0]
     for sq, j, tot in results[1:]:  # in projection order: identical for any n_jobs
         better = sq < best_sq
@@ -291,7 +308,8 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         best_j[better] = j[better]
         totals = totals + tot
     rows = np.arange(n)
-    row_dist = np.sqrt(np.stack([_exact_sq(Z, rows, best_j[k]) for k in range(len(codes))]))
+    row_dist = np.stack([_true_distances(points, rows, best_j[k]) for k in range(len(codes))])
+    check_distances_finite(row_dist)
     if want_totals:
         return row_dist, np.stack(totals)
     return row_dist

@@ -17,6 +17,7 @@ from sklearn.utils._param_validation import Interval, StrOptions, validate_param
 from .._validation import check_features, check_label, check_sensitive
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._exact import exact_row_distances
+from ..distances._numerics import centre_integer_columns
 from ._common import UndefinedFairnessWarning, check_pair
 
 MSG_D_ZERO = (
@@ -141,7 +142,7 @@ def _min_max(X):
 def _row_distances(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2,
                    n_vectors, random_state, n_jobs, candidates="positions"):
     """Validated inputs -> row distances (2, n_attributes, n_samples), names, extras."""
-    X = check_features(X)
+    X = check_features(centre_integer_columns(X))
     n = X.shape[0]
     if n < 2:
         raise ValueError("X has a single row: at least 2 rows are needed.")
