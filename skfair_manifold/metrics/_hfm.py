@@ -325,32 +325,47 @@ def _certified_summary(rows, cert, sample, names, extras, budget):
     n_labels, n_attr, n = rows.shape
     z = NormalDist().inv_cdf(0.5 + extras["confidence"] / 2)
     raw_max, raw_mean = rows.max(axis=2), rows.mean(axis=2)  # (2, K)
-    excess = rows[:, :, sample] - cert.sample_exact  # (2, K, s)
-    # Per attribute and label: Eq. 5 corrected. The exact mean is never above
-    # the approximate one, so the interval is clipped there (a certain bound).
-    mean_k, var_k = mean_estimate(raw_mean, excess, n)
-    mean_k = np.clip(mean_k, 0.0, raw_mean)
-    half_k = z * np.sqrt(var_k)
-    low_k = np.clip(mean_k - half_k, 0.0, raw_mean)
-    high_k = np.minimum(mean_k + half_k, raw_mean)
-    cov_k = mean_covariance(excess[0], excess[1], n)
+    # Rows checked for the maxima are known exactly (a stratum of their own);
+    # the sample estimates the mean excess of the n_u other rows.
+    checked = cert.checked_rows
+    n_u = n - checked.size
+    in_rest = ~np.isin(sample, checked)
+    excess = rows[:, :, sample[in_rest]] - cert.sample_exact[:, :, in_rest]  # (2, K, s_u)
+    known_sum = cert.checked_exact.sum(axis=2)  # (2, K)
+    rest_sum = rows.sum(axis=2) - rows[:, :, checked].sum(axis=2)
+    weight = n_u / n
+    # The exact mean is never above the approximate one: a certain upper bound.
+    upper_k = (known_sum + rest_sum) / n
+
+    def corrected(rest_mean, exc, known, upper):
+        est, var, shift = mean_estimate(rest_mean, exc, n_u)
+        est = np.clip(known / n + weight * est, 0.0, upper)
+        var, shift = weight ** 2 * var, weight * shift
+        half = z * np.sqrt(var)
+        low = np.clip(est - shift - half, 0.0, upper)
+        high = np.clip(est - shift + half, 0.0, upper)
+        return est, var, shift, low, high
+
+    # Per attribute and label: Eq. 5 corrected.
+    mean_k, var_k, shift_k, low_k, high_k = corrected(
+        rest_sum / max(n_u, 1), excess, known_sum, upper_k)
+    cov_k = weight ** 2 * mean_covariance(excess[0], excess[1], n_u)
     # Eq. 7 over attributes: the mean over attributes of the per-row excess.
-    mean_all, var_all = mean_estimate(raw_mean.mean(axis=1), excess.mean(axis=1), n)
-    raw_all = raw_mean.mean(axis=1)
-    mean_all = np.clip(mean_all, 0.0, raw_all)
-    half_all = z * np.sqrt(var_all)
-    low_all = np.clip(mean_all - half_all, 0.0, raw_all)
-    high_all = np.minimum(mean_all + half_all, raw_all)
-    cov_all = mean_covariance(excess[0].mean(axis=0), excess[1].mean(axis=0), n)
+    mean_all, var_all, shift_all, low_all, high_all = corrected(
+        rest_sum.mean(axis=1) / max(n_u, 1), excess.mean(axis=1), known_sum.mean(axis=1),
+        upper_k.mean(axis=1))
+    cov_all = weight ** 2 * mean_covariance(excess[0].mean(axis=0), excess[1].mean(axis=0),
+                                            n_u)
     # The maxima: the largest exact distance found, with certain bounds.
     max_low, max_high = cert.max_low, cert.max_high
     values = _values(max_low, mean_k)
     values.d_avg, values.d_f_avg = float(mean_all[0]), float(mean_all[1])
     values.hfm_avg = float(_log_ratio(mean_all[1], mean_all[0]))
-    avg_lo, avg_hi = _log_ratio_interval(mean_all[1], mean_all[0], var_all[1], var_all[0],
+    avg_lo, avg_hi = _log_ratio_interval(mean_all[1] - shift_all[1],
+                                         mean_all[0] - shift_all[0], var_all[1], var_all[0],
                                          cov_all, z)
-    avg_lo_k, avg_hi_k = _log_ratio_interval(mean_k[1], mean_k[0], var_k[1], var_k[0],
-                                             cov_k, z)
+    avg_lo_k, avg_hi_k = _log_ratio_interval(mean_k[1] - shift_k[1], mean_k[0] - shift_k[0],
+                                             var_k[1], var_k[0], cov_k, z)
     D_lo, D_hi = max_low.max(axis=1), max_high.max(axis=1)  # Eq. 6, per label
     ci = Bunch(
         d_max=_pair(D_lo[0], D_hi[0]), d_f_max=_pair(D_lo[1], D_hi[1]),
