@@ -24,7 +24,8 @@ Two ways to give the scorer the sensitive attributes of the rows it scores:
    no routing at all. For HFM they are dropped from the features of the
    distance (the paper's ``x`` without ``a``) unless ``drop_sensitive=False``.
 
-Scorers whose metric is randomised (``method="approx"`` HFM, DR) use
+Scorers whose metric is randomised (HFM with the certified approximation,
+which ``method="auto"`` uses beyond its crossover, and DR) use
 ``random_state=0`` unless told otherwise, so that every candidate of a search
 is measured with the same projections or perturbation.
 """
@@ -270,7 +271,8 @@ def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, **metric
         (the paper's ``x`` without ``a``); the estimator still sees them.
 
     **metric_kwargs
-        Options of the metric: ``method`` ("approx" or "exact"), ``scale``,
+        Options of the metric: ``method`` ("auto", the default, "approx" or
+        "exact"), ``scale``,
         ``m1``, ``m2``, ``n_vectors``, ``random_state`` (default 0 here, so
         that every candidate is measured with the same projections),
         ``n_jobs``.

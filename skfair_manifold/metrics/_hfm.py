@@ -88,9 +88,10 @@ _PARAMS_DOC = """
         distances of a random sample of ``sample_size`` rows and its maxima
         made exact by checking rows in decreasing order of approximate
         distance (at most ``max_checks`` of them); see the user guide.
-        ``"auto"``: exact where it is the faster engine
-        (:func:`~skfair_manifold.metrics.exact_is_cheaper`, a rule measured
-        on this package's engines), the certified approximation beyond.
+        ``"auto"``: exact where it is the faster engine (a rule in the
+        number of rows and features measured on this package's engines, see
+        the user guide), the certified approximation beyond; the report's
+        ``method`` says which ran.
 
     scale : bool, default=True
         Min-max scale every column of ``X`` to [0, 1] on the rows scored
