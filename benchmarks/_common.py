@@ -69,13 +69,14 @@ def paper_matrix(bunch):
     import numpy as np
 
     from skfair_manifold.datasets import make_paper_preprocessor
+    from skfair_manifold.utils._validation import encode_sensitive
 
     pre = make_paper_preprocessor(bunch.numerical_features, bunch.categorical_features,
                                   sensitive_features=bunch.sensitive_features)
     X = pre.fit_transform(bunch.data)
     y = np.asarray(bunch.target, dtype=float)
-    A = np.column_stack([np.unique(bunch.sensitive[s].to_numpy(), return_inverse=True)[1]
-                         for s in bunch.sensitive_features])
+    A = np.column_stack(encode_sensitive(bunch.sensitive[bunch.sensitive_features],
+                                         len(y))[0])
     return X, y, A
 
 

@@ -74,11 +74,12 @@ def performance(y, y_pred):
 
 def encode(bunch):
     """Sensitive codes (sorted values) and the privileged value's code per attribute."""
-    codes, privileged = [], []
-    for s in bunch.sensitive_features:
-        values, inverse = np.unique(bunch.sensitive[s].to_numpy(), return_inverse=True)
-        codes.append(inverse)
-        privileged.append(int(np.flatnonzero(values == bunch.privileged[s])[0]))
+    from skfair_manifold.utils._validation import encode_sensitive
+
+    codes, names, groups = encode_sensitive(bunch.sensitive[bunch.sensitive_features],
+                                            len(bunch.sensitive))
+    privileged = [int(np.flatnonzero(values == bunch.privileged[s])[0])
+                  for s, values in zip(names, groups)]
     return np.column_stack(codes), privileged
 
 

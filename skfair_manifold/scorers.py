@@ -34,8 +34,6 @@ import inspect
 from numbers import Integral
 
 import sklearn
-from sklearn.metrics._scorer import _BaseScorer
-from sklearn.utils._param_validation import StrOptions, validate_params
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from .metrics import (
@@ -46,7 +44,8 @@ from .metrics import (
     hfm_max,
     predictive_quality_parity,
 )
-from .metrics._common import resolve_columns, split_columns
+from .utils._sklearn_compat import StrOptions, _BaseScorer, validate_params
+from .utils._validation import resolve_columns, split_columns
 
 __all__ = [
     "demographic_parity_scorer",

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from sklearn.utils._param_validation import InvalidParameterError
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 from skfair_manifold.datasets import make_biased_decisions
 from skfair_manifold.datasets._generators import (

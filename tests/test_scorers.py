@@ -5,6 +5,8 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 import sklearn
 from numpy.testing import assert_allclose
 from sklearn.compose import make_column_transformer
@@ -251,7 +253,7 @@ def test_factories_check_their_options(data):
         make_hfm_scorer("max", pos_label=1)
     with pytest.raises(TypeError, match="takes no option"):
         make_fairness_scorer("demographic_parity", method_="x")
-    with pytest.raises(sklearn.utils._param_validation.InvalidParameterError):
+    with pytest.raises(InvalidParameterError):
         make_hfm_scorer("median")
     scorer = make_fairness_scorer("equal_opportunity", sensitive="race")
     clf = lr().fit(with_codes(X, A), y)

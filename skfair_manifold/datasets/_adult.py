@@ -3,9 +3,11 @@
 from ._base import (
     _check_columns,
     _check_loader_args,
+    _check_numeric,
     _find_file,
     _import_pandas,
     _make_bunch,
+    _read_csv,
 )
 from ._ricci import URL_FAIRNESS_COMPARISON
 
@@ -95,8 +97,9 @@ def load_adult(path=None, *, data_home=None, as_frame=True, return_X_y=False):
     pd = _import_pandas()
     filename = _find_file(path, data_home, dataset="Adult", folder="adult",
                           filenames=["adult.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = pd.read_csv(filename, na_values="?", skipinitialspace=True)
+    frame = _read_csv(filename, pd, na_values="?", skipinitialspace=True)
     _check_columns(frame, _KEEP, filename=filename.name, dataset="Adult")
+    _check_numeric(frame, _NUMERICAL, filename=filename.name, dataset="Adult")
     frame = frame[_KEEP].dropna()
     # The UCI test split writes ">50K." with a full stop.
     labels = frame[_TARGET].astype(str).str.rstrip(".")

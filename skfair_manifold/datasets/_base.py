@@ -12,6 +12,8 @@ from pathlib import Path
 
 from sklearn.utils import Bunch
 
+from ..utils._validation import as_column_list
+
 ENV_DATA_HOME = "SKFAIR_MANIFOLD_DATA"
 
 MSG_BOOL = "{name} must be True or False; got {value!r}."
@@ -36,6 +38,16 @@ MSG_COLUMNS = (
     "preprocessing needs; is it the right file?"
 )
 MSG_SENSITIVE_OPTION = "sensitive must be one of {options!r}; got {value!r}."
+MSG_EMPTY_FILE = "{filename}: the file is empty (no header, no rows); is it the right file?"
+MSG_NOT_UTF8 = (
+    "{filename}: the file is not UTF-8 text (byte {byte} at position {position}); re-save it "
+    "as UTF-8 (CSV UTF-8 in a spreadsheet), or check that it is the right file."
+)
+MSG_NOT_PARSED = "{filename}: the file could not be read as {kind} ({reason}); is it the right file?"
+MSG_NOT_NUMERIC_COLUMN = (
+    "{filename}: column {column!r} must hold numbers for the {dataset} preprocessing, but "
+    "row {row} (line {line} of the file) holds {value!r}; is it the right file?"
+)
 
 _SENSITIVE_OPTIONS = ("drop", "ordinal", "onehot")
 
@@ -245,9 +257,9 @@ def make_paper_preprocessor(
 
     if sensitive not in _SENSITIVE_OPTIONS:
         raise ValueError(MSG_SENSITIVE_OPTION.format(options=_SENSITIVE_OPTIONS, value=sensitive))
-    numerical_features = list(numerical_features)
-    categorical_features = list(categorical_features)
-    sensitive_features = list(sensitive_features)
+    numerical_features = as_column_list(numerical_features, "numerical_features")
+    categorical_features = as_column_list(categorical_features, "categorical_features")
+    sensitive_features = as_column_list(sensitive_features, "sensitive_features")
 
     def onehot():
         return OneHotEncoder(handle_unknown="ignore", sparse_output=False)
@@ -268,3 +280,36 @@ def make_paper_preprocessor(
     return ColumnTransformer(
         transformers, remainder="drop", verbose_feature_names_out=False
     )
+
+
+def _read_csv(filename, pd, **kwargs):
+    """``pd.read_csv`` with its failures turned into one clear ``ValueError``."""
+    try:
+        return pd.read_csv(filename, **kwargs)
+    except pd.errors.EmptyDataError:
+        raise ValueError(MSG_EMPTY_FILE.format(filename=Path(filename).name)) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(MSG_NOT_UTF8.format(
+            filename=Path(filename).name, byte=hex(exc.object[exc.start]),
+            position=exc.start)) from None
+    except pd.errors.ParserError as exc:
+        raise ValueError(MSG_NOT_PARSED.format(
+            filename=Path(filename).name, kind="CSV",
+            reason=str(exc).strip().splitlines()[-1])) from None
+
+
+def _check_numeric(frame, columns, *, filename, dataset):
+    """Every column in ``columns`` holds numbers (missing values are handled elsewhere)."""
+    pd = _import_pandas()
+    for column in columns:
+        values = frame[column]
+        if pd.api.types.is_numeric_dtype(values.dtype):
+            continue
+        converted = pd.to_numeric(values, errors="coerce")
+        bad = converted.isna() & values.notna()
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            raise ValueError(MSG_NOT_NUMERIC_COLUMN.format(
+                filename=filename, column=column, dataset=dataset, row=row, line=row + 2,
+                value=values.iloc[row]))
+        frame[column] = converted

@@ -3,9 +3,11 @@
 from ._base import (
     _check_columns,
     _check_loader_args,
+    _check_numeric,
     _find_file,
     _import_pandas,
     _make_bunch,
+    _read_csv,
 )
 
 _URL = (
@@ -130,8 +132,10 @@ def load_compas(path=None, *, violent=False, data_home=None, as_frame=True,
     name = "COMPAS violent recidivism" if violent else "COMPAS recidivism"
     filename = _find_file(path, data_home, dataset=name, folder=folder, filenames=names,
                           url=_URL)
-    frame = pd.read_csv(filename)
+    frame = _read_csv(filename, pd)
     _check_columns(frame, _KEEP, filename=filename.name, dataset=name)
+    _check_numeric(frame, [*_NUMERICAL, "days_b_screening_arrest", "is_recid", _TARGET],
+                   filename=filename.name, dataset=name)
     frame = frame[_KEEP].dropna()
     frame = frame[
         frame["days_b_screening_arrest"].between(-30, 30)

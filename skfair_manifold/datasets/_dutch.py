@@ -1,11 +1,15 @@
 """Loader of the Dutch Virtual Census of 2001 (situation-testing paper, section 5)."""
 
 from ._base import (
+    MSG_NOT_PARSED,
+    MSG_NOT_UTF8,
     _check_columns,
     _check_loader_args,
+    _check_numeric,
     _find_file,
     _import_pandas,
     _make_bunch,
+    _read_csv,
 )
 
 _URL = (
@@ -104,9 +108,11 @@ def load_dutch_census(path=None, *, data_home=None, as_frame=True, return_X_y=Fa
     if filename.suffix.lower() == ".arff":
         frame = _read_arff(filename, pd)
     else:
-        frame = pd.read_csv(filename)
+        frame = _read_csv(filename, pd)
         frame.columns = [c.lower() for c in frame.columns]
     _check_columns(frame, _COLUMNS, filename=filename.name, dataset="Dutch census")
+    _check_numeric(frame, [c for c in _COLUMNS if c != "sex"], filename=filename.name,
+                   dataset="Dutch census")
     frame = frame[_COLUMNS]
     target = frame[_TARGET].astype("int64")
     data = frame.drop(columns=_TARGET)
@@ -132,7 +138,17 @@ def _read_arff(filename, pd):
     """Read the Weka ARFF and convert it to the form of ``dutch.csv``."""
     from scipy.io import arff
 
-    records, _ = arff.loadarff(str(filename))
+    try:
+        records, _ = arff.loadarff(str(filename))
+    except (ValueError, arff.ParseArffError) as exc:
+        raise ValueError(MSG_NOT_PARSED.format(
+            filename=filename.name, kind="Weka ARFF",
+            reason=f"{exc}; a value outside its attribute's declared domain, or a broken "
+                   "header")) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(MSG_NOT_UTF8.format(filename=filename.name,
+                                             byte=hex(exc.object[exc.start]),
+                                             position=exc.start)) from None
     frame = pd.DataFrame(records)
     frame.columns = [c.lower() for c in frame.columns]
     for column in frame.columns:

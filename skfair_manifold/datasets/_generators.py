@@ -12,7 +12,8 @@ import numbers
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, validate_params
+
+from ..utils._sklearn_compat import Interval, validate_params
 
 MSG_INFORMATIVE = "n_informative={n_informative} must be at most n_features={n_features}."
 MSG_BIAS_LENGTH = (
@@ -265,7 +266,7 @@ def make_biased_decisions(
         data, sensitive, target = X, A, y
     if return_X_y:
         return data, target, sensitive
-    descr = make_biased_decisions.__doc__.split("Parameters\n")[0]
+    descr = (make_biased_decisions.__doc__ or "").split("Parameters\n")[0]
     return Bunch(
         data=data,
         target=target,

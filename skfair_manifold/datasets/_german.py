@@ -3,9 +3,11 @@
 from ._base import (
     _check_columns,
     _check_loader_args,
+    _check_numeric,
     _find_file,
     _import_pandas,
     _make_bunch,
+    _read_csv,
 )
 from ._ricci import URL_FAIRNESS_COMPARISON
 
@@ -103,8 +105,10 @@ def load_german_credit(path=None, *, data_home=None, as_frame=True, return_X_y=F
     pd = _import_pandas()
     filename = _find_file(path, data_home, dataset="German credit", folder="german_credit",
                           filenames=["german.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = pd.read_csv(filename)
+    frame = _read_csv(filename, pd)
     _check_columns(frame, _KEEP, filename=filename.name, dataset="German credit")
+    _check_numeric(frame, [*_NUMERICAL, "age", "credit"], filename=filename.name,
+                   dataset="German credit")
     frame = frame[_KEEP].dropna()
     sex = frame["personal_status"].map(_SEX)
     if sex.isna().any():

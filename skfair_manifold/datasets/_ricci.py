@@ -3,9 +3,11 @@
 from ._base import (
     _check_columns,
     _check_loader_args,
+    _check_numeric,
     _find_file,
     _import_pandas,
     _make_bunch,
+    _read_csv,
 )
 
 URL_FAIRNESS_COMPARISON = (
@@ -85,8 +87,10 @@ def load_ricci(path=None, *, data_home=None, as_frame=True, return_X_y=False):
     pd = _import_pandas()
     filename = _find_file(path, data_home, dataset="Ricci", folder="ricci",
                           filenames=["ricci.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = pd.read_csv(filename)
+    frame = _read_csv(filename, pd)
     _check_columns(frame, _KEEP, filename=filename.name, dataset="Ricci")
+    _check_numeric(frame, ["Oral", "Written", "Combine"], filename=filename.name,
+                   dataset="Ricci")
     frame = frame[_KEEP].dropna()
     target = (frame["Combine"] >= 70.0).astype("int64")
     return _make_bunch(

@@ -7,13 +7,23 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.utils import Bunch
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from skfair_manifold._validation import check_features, check_label, check_sensitive
+from skfair_manifold.utils._sklearn_compat import Interval, StrOptions, validate_params
+from skfair_manifold.utils._validation import (
+    MSG_TOO_FEW_ROWS,
+    check_features,
+    check_label,
+    column_1d,
+    encode_sensitive,
+)
 from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
 from skfair_manifold.distances._exact import exact_row_distances
 from skfair_manifold.distances._numerics import centre_integer_columns
 
+MSG_W_NON_NUMERIC = (
+    "w must be a projection vector of numbers, label coordinate first; got values such as "
+    "{example!r}."
+)
 MSG_ONE_ATTRIBUTE = (
     "{func} takes one sensitive attribute (a 1-D array); got {n} columns. Use {other} "
     "for several attributes."
@@ -24,8 +34,8 @@ def _check_inputs(X, y, A, *, single):
     X = check_features(centre_integer_columns(X))
     y = check_label(y, X.shape[0])
     if X.shape[0] < 2:
-        raise ValueError("X has a single row: at least 2 rows are needed.")
-    codes, names, groups = check_sensitive(A, X.shape[0])
+        raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
+    codes, names, groups = encode_sensitive(A, X.shape[0], name="A")
     if single and len(codes) != 1:
         raise ValueError(MSG_ONE_ATTRIBUTE.format(
             func=single[0], n=len(codes), other=single[1]))
@@ -242,7 +252,10 @@ def accele_dist(X, y, a, w, *, m2, candidates="positions"):
     """
     X, y, codes, names, groups = _check_inputs(
         X, y, a, single=("accele_dist", "extend_dist"))
-    w = np.asarray(w, dtype=np.float64).reshape(-1)
+    w = column_1d(w, "w")
+    if w.dtype.kind not in "biuf":
+        raise TypeError(MSG_W_NON_NUMERIC.format(example=w[0] if w.size else None))
+    w = w.astype(np.float64)
     if w.shape[0] != X.shape[1] + 1:
         raise ValueError(
             f"w must have 1 + n_features = {X.shape[1] + 1} coordinates (label first); "

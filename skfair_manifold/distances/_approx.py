@@ -45,13 +45,13 @@ from joblib import effective_n_jobs
 from numpy.lib.stride_tricks import as_strided
 from sklearn.utils import check_random_state
 
-from skfair_manifold.distances._dispatch import run_blocks, working_memory_bytes
 from skfair_manifold.distances._numerics import (
     centre_columns,
     check_distances_finite,
     power_of_two_scale,
     robust_norms,
 )
+from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
 #: Largest useful working memory per worker, in MiB, for the band of candidate
 #: distances (larger chunks are no faster; the configured budget may be lower).

@@ -37,13 +37,14 @@ from functools import partial
 
 import numpy as np
 from joblib import effective_n_jobs
+from threadpoolctl import threadpool_limits
 
-from skfair_manifold.distances._dispatch import run_blocks, working_memory_bytes
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
     power_of_two_scale,
 )
+from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
 
 class _Layout:
@@ -218,7 +219,8 @@ def _process_block(layout, j, idx):
     return result
 
 
-#: BLAS threads of a serial run of the exact engine (measured: see the user guide).
+#: BLAS threads of a serial run of the exact engine (measured with
+#: ``benchmarks/bench_hfm.py --blas``; see the user guide on distances).
 BLAS_THREADS = 1
 
 
@@ -269,8 +271,11 @@ class ExactEngine:
         else:
             n_tasks = min(len(blocks), 4 * n_workers)
             tasks = [blocks[i::n_tasks] for i in range(n_tasks)]
-        parts = run_blocks(partial(_process_blocks, layout), tasks, n_jobs=n_jobs,
-                           blas_threads=BLAS_THREADS)
+        # Parallel workers get one BLAS thread each; a serial run gets
+        # BLAS_THREADS (measured, see the module constant).
+        with threadpool_limits(limits=BLAS_THREADS if n_workers == 1 else 1,
+                               user_api="blas"):
+            parts = run_blocks(partial(_process_blocks, layout), tasks, n_jobs=n_jobs)
         return [r for part in parts for r in part]
 
     def all_rows(self, *, n_jobs=None):

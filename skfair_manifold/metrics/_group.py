@@ -10,14 +10,13 @@ import warnings
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import StrOptions, validate_params
-
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import StrOptions, validate_params
+from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
 from ._common import (
     MSG_GROUP_UNDEFINED,
     MSG_GROUPS_LEFT_OUT,
     UndefinedFairnessWarning,
-    check_pair,
-    encode_sensitive,
     positive_masks,
 )
 
@@ -75,17 +74,6 @@ _COMMON_DOC = """
         to the rate's denominator."""
 
 
-def _check_weights(sample_weight, n):
-    if sample_weight is None:
-        return None
-    w = np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-    if w.shape[0] != n:
-        raise ValueError(f"sample_weight has {w.shape[0]} rows but y_true has {n}.")
-    if not np.isfinite(w).all() or (w < 0).any():
-        raise ValueError("sample_weight must be finite and non-negative.")
-    return w
-
-
 def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, weights):
     """Per-attribute largest gap of ``sum(numer) / sum(denom)`` over groups.
 
@@ -129,6 +117,7 @@ def _aggregate(gaps, aggregate):
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC)
 def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
                        method="between_groups", aggregate="max", sample_weight=None):
     """Demographic parity gap: how much the rate of positive predictions differs by group.
@@ -163,11 +152,12 @@ def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
     _, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
     gaps = _rate_gaps(pred_pos, np.ones(n, dtype=bool), sensitive_features, n,
                       method=method, metric="demographic_parity", what="row of non-zero weight",
-                      weights=_check_weights(sample_weight, n))
+                      weights=check_sample_weight(sample_weight, n))
     return _aggregate(gaps, aggregate)
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC)
 def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
                       method="between_groups", aggregate="max", sample_weight=None):
     """Equal opportunity gap: how much the true positive rate differs by group.
@@ -202,11 +192,12 @@ def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
     gaps = _rate_gaps(true_pos & pred_pos, true_pos, sensitive_features, n,
                       method=method, metric="equal_opportunity",
                       what="row with y_true == pos_label",
-                      weights=_check_weights(sample_weight, n))
+                      weights=check_sample_weight(sample_weight, n))
     return _aggregate(gaps, aggregate)
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC)
 def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
                               method="between_groups", aggregate="max", sample_weight=None):
     """Predictive quality parity gap: how much the precision differs by group.
@@ -241,10 +232,7 @@ def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=N
     gaps = _rate_gaps(true_pos & pred_pos, pred_pos, sensitive_features, n,
                       method=method, metric="predictive_quality_parity",
                       what="row with y_pred == pos_label",
-                      weights=_check_weights(sample_weight, n))
+                      weights=check_sample_weight(sample_weight, n))
     return _aggregate(gaps, aggregate)
 
 
-for _f in (demographic_parity, equal_opportunity, predictive_quality_parity):
-    _f.__doc__ = _f.__doc__.replace("    {common}", _COMMON_DOC)
-del _f

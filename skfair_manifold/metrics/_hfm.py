@@ -13,14 +13,21 @@ from statistics import NormalDist
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions, validate_params
 
-from .._validation import check_features, check_label, check_sensitive
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._certified import certify, mean_covariance, mean_estimate
 from ..distances._exact import ExactEngine, exact_row_distances
 from ..distances._numerics import centre_integer_columns
-from ._common import UndefinedFairnessWarning, check_pair
+from ..utils._docstring import Substitution
+from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._validation import (
+    MSG_LENGTH,
+    MSG_TOO_FEW_ROWS,
+    check_features,
+    encode_sensitive,
+    label_coordinates,
+)
+from ._common import UndefinedFairnessWarning
 
 MSG_D_ZERO = (
     "{name} is undefined: D = 0 with the true labels, i.e. every row has an identical row "
@@ -150,18 +157,11 @@ _LOG_NOTE = """
 
 def _encode_labels(y_true, y_pred, n_samples):
     """Both label vectors as float64; non-numeric labels coded jointly 0..k-1."""
-    y_true, y_pred = check_pair(y_true, y_pred)
-    numeric = all(y.dtype.kind in "biuf" for y in (y_true, y_pred))
-    if not numeric:
-        try:
-            classes = np.union1d(y_true, y_pred)
-        except TypeError:
-            raise TypeError(
-                "y_true and y_pred mix values that cannot be compared; use one type.")
-        y_true = np.searchsorted(classes, y_true)
-        y_pred = np.searchsorted(classes, y_pred)
-    return (check_label(y_true, n_samples, name="y_true"),
-            check_label(y_pred, n_samples, name="y_pred"))
+    y_true, y_pred = label_coordinates(y_true, y_pred)
+    if y_true.shape[0] != n_samples:
+        raise ValueError(MSG_LENGTH.format(name="y_true", got=y_true.shape[0], other="X",
+                                           expected=n_samples))
+    return y_true, y_pred
 
 
 def _min_max(X):
@@ -175,9 +175,9 @@ def _prepare(y_true, y_pred, X, sensitive_features, *, scale):
     X = check_features(centre_integer_columns(X))
     n = X.shape[0]
     if n < 2:
-        raise ValueError("X has a single row: at least 2 rows are needed.")
+        raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
     y_true, y_pred = _encode_labels(y_true, y_pred, n)
-    codes, names, _ = check_sensitive(sensitive_features, n, name="sensitive_features")
+    codes, names, _ = encode_sensitive(sensitive_features, n)
     if scale:
         X = _min_max(X)
     return X, y_true, y_pred, codes, names
@@ -391,6 +391,7 @@ def _certified_summary(rows, cert, sample, names, extras, budget):
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_report(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=25,
                m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
                sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
@@ -443,14 +444,14 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="auto", scale=Tr
     >>> import pandas as pd
     >>> from skfair_manifold.metrics import hfm_report
     >>> X = [[0.0], [0.1], [0.3], [0.6], [0.8], [1.0]]
-    >>> A = pd.DataFrame({{"sex": [0, 1, 0, 1, 0, 1], "race": list("aabbcc")}})
+    >>> A = pd.DataFrame({"sex": [0, 1, 0, 1, 0, 1], "race": list("aabbcc")})
     >>> y_true = [0, 0, 0, 1, 1, 1]
     >>> y_pred = [0, 1, 0, 1, 1, 1]
     >>> r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method="exact")
     >>> round(r.hfm_max, 4), round(r.hfm_avg, 4)
     (0.9359, 0.7371)
     >>> columns = ["hfm_max", "hfm_avg", "d_max", "d_f_max", "d_avg", "d_f_avg"]
-    >>> pd.DataFrame({{c: r.per_attribute[c] for c in columns}}, index=r.attributes).round(3)
+    >>> pd.DataFrame({c: r.per_attribute[c] for c in columns}, index=r.attributes).round(3)
           hfm_max  hfm_avg  d_max  d_f_max  d_avg  d_f_avg
     sex     1.629    1.201    0.2     1.02  0.167    0.554
     race    0.223    0.236    0.4     0.50  0.250    0.317
@@ -479,6 +480,7 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="auto", scale=Tr
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_max(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=25,
             m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
             sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
@@ -525,6 +527,7 @@ def hfm_max(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True,
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
 def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=25,
             m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
             sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
@@ -569,6 +572,3 @@ def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True,
     return report.hfm_avg
 
 
-for _f in (hfm_report, hfm_max, hfm_avg):
-    _f.__doc__ = _f.__doc__.format(params=_PARAMS_DOC, notes=_LOG_NOTE)
-del _f

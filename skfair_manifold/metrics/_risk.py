@@ -10,28 +10,21 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions, validate_params
 
-from .._validation import MSG_SENSITIVE_MISSING, MSG_SINGLE_GROUP, _is_dataframe
-from ._common import resolve_columns
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._validation import encode_column, frame_columns, is_dataframe, resolve_columns
 
 
 def _column_values(X, pos):
-    if _is_dataframe(X):
-        return X.iloc[:, pos].to_numpy()
+    if is_dataframe(X):
+        return frame_columns(X)[1][pos]
     return np.asarray(X)[:, pos]
 
 
 def _draw(values, privileged, ratio, rng, name):
     """New values for one sensitive column (see ``discriminative_risk``, Notes)."""
-    try:
-        uniq, codes = np.unique(values, return_inverse=True)
-    except TypeError:
-        raise ValueError(MSG_SENSITIVE_MISSING.format(attr=name)) from None
-    codes = codes.reshape(-1)
+    codes, uniq = encode_column(values, name)
     g, n = uniq.shape[0], codes.shape[0]
-    if g < 2:
-        raise ValueError(MSG_SINGLE_GROUP.format(attr=name, value=uniq[0]))
     perturb = rng.random_sample(n) < ratio
     if privileged is None:
         # a uniformly random *other* value: shift the code by 1..g-1 (mod g)
@@ -51,13 +44,22 @@ def _draw(values, privileged, ratio, rng, name):
 
 def _replace(X, columns):
     """A copy of ``X`` with ``{position: new values}`` put in."""
-    if _is_dataframe(X):
-        import pandas as pd
+    if is_dataframe(X):
+        if type(X).__module__.startswith("pandas"):
+            import pandas as pd
 
-        X_new = X.copy()
-        for pos, vals in columns.items():
-            X_new.isetitem(pos, pd.Series(vals, index=X.index, dtype=X.dtypes.iloc[pos]))
-        return X_new
+            X_new = X.copy()
+            for pos, vals in columns.items():
+                X_new.isetitem(pos, pd.Series(vals, index=X.index, dtype=X.dtypes.iloc[pos]))
+            return X_new
+        import narwhals as nw
+
+        frame = nw.from_native(X, eager_only=True)
+        names = frame.columns
+        new = [nw.new_series(names[pos], vals.tolist(), frame[names[pos]].dtype,
+                             backend=nw.get_native_namespace(frame))
+               for pos, vals in columns.items()]
+        return frame.with_columns(*new).to_native()
     X_new = np.array(X, copy=True)
     for pos, vals in columns.items():
         X_new[:, pos] = vals

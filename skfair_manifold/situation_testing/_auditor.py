@@ -5,15 +5,11 @@ import numbers
 
 import numpy as np
 from scipy import stats
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import (
-    _check_feature_names_in,
-    check_is_fitted,
-    validate_data,
-)
+from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
 from ._cbn import CBNSelector
 from ._knn import KNNSelector, knn_profile_distances
 from ._structure import graph_to_parents, local_parent_search, pc_parents

@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from skfair_manifold import _validation as V
+from skfair_manifold.utils import _validation as V
 from skfair_manifold.distances import (
     accele_dist,
     approx_dist,

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils._param_validation import InvalidParameterError
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 from skfair_manifold.distances import extend_dist, extended_set_distance
 from skfair_manifold.metrics import (

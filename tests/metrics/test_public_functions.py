@@ -5,7 +5,7 @@ import inspect
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import InvalidParameterError
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 from skfair_manifold import metrics, scorers
 

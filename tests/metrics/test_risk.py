@@ -8,7 +8,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 from sklearn.compose import make_column_transformer
 from sklearn.tree import DecisionTreeClassifier
-from sklearn.utils._param_validation import InvalidParameterError
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 from skfair_manifold.metrics import discriminative_risk
 

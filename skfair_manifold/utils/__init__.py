@@ -1,0 +1,18 @@
+"""Shared machinery of the package: input checks, scikit-learn compatibility,
+docstring fragments and block dispatch.
+
+Everything here is private to the package (the modules start with an
+underscore). The public functions of every layer validate their inputs with
+:mod:`._validation`, once, and hand trusted arrays to the layers below.
+
+``_validation``
+    One check for features, one for labels, one encoder of sensitive columns,
+    one resolution of column names; the messages as module constants.
+``_sklearn_compat``
+    The only module that imports private scikit-learn names.
+``_docstring``
+    Docstring substitution that is safe under ``python -OO``, shared fragments.
+``_parallel``
+    ``run_blocks``: serial or joblib dispatch of independent blocks, with the
+    BLAS thread limit; the working memory from scikit-learn's configuration.
+"""

@@ -1,0 +1,636 @@
+"""The one home of the package's input checks, and their messages.
+
+Every public function validates its inputs here, once, at the boundary; the
+layers below (the distance engine, the group-metric engine, the auditor's
+selectors) receive plain numpy arrays and integer group codes and trust them.
+
+What is accepted
+----------------
+* numpy arrays, lists, and eager DataFrames and Series of pandas and polars
+  (through narwhals, which fairlearn uses for the same purpose);
+* pandas' nullable dtypes (``Int64``, ``Float64``, ``boolean``, ``string``)
+  as their numeric or string values;
+* ``pd.NA``, ``None``, ``NaN`` and polars' ``null`` are *missing values*: they
+  are reported with the column named, never taken as a value or a group.
+
+The messages are module constants so that the tests assert on the text a user
+sees.
+"""
+
+import difflib
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_column_list",
+    "check_features",
+    "check_label",
+    "check_pair",
+    "check_sample_weight",
+    "column_1d",
+    "encode_column",
+    "encode_sensitive",
+    "frame_columns",
+    "is_dataframe",
+    "is_int",
+    "is_series",
+    "label_coordinates",
+    "resolve_columns",
+    "split_columns",
+]
+
+MSG_EMPTY = "{name} is empty: at least 2 rows are needed."
+MSG_TOO_FEW_ROWS = "{name} has a single row: at least 2 rows are needed."
+MSG_NOT_2D = "{name} must be 2-dimensional (n_samples, n_features); got shape {shape}."
+MSG_NOT_1D = "{name} must be 1-dimensional (n_samples,); got shape {shape}."
+MSG_NON_NUMERIC = (
+    "{name} must be numeric; got dtype {dtype}. Encode categorical columns first "
+    "(for example with sklearn.preprocessing.OneHotEncoder)."
+)
+MSG_NON_NUMERIC_COLUMNS = (
+    "{name} must be numeric, but column(s) {columns} hold non-numeric values "
+    "(for example {example!r}). Encode categorical columns first (for example with "
+    "sklearn.preprocessing.OneHotEncoder), or leave them out."
+)
+MSG_NON_FINITE = "{name} contains NaN or infinity ({count} values); remove or impute them first."
+MSG_MISSING = (
+    "{name} contains missing values (NaN, None or NA){where}: {count} row(s), first at row "
+    "{row}; remove or impute them first."
+)
+MSG_LENGTH = "{name} has {got} rows but {other} has {expected}; they must describe the same rows."
+MSG_SINGLE_GROUP = (
+    "sensitive attribute {attr!r} has a single group ({value!r}): the distance to the "
+    "nearest row of another group is undefined. Drop this attribute or pass data in which "
+    "it takes at least 2 values."
+)
+MSG_SENSITIVE_MISSING = (
+    "sensitive attribute {attr!r} contains missing values (NaN, None or NA): {count} row(s), "
+    "first at row {row}. A missing value is not a group: drop those rows, or fill them with "
+    "an explicit value such as 'unknown'."
+)
+MSG_MIXED = (
+    "{name} mixes values of types that cannot be compared ({types}); use one type per "
+    "column (for example convert it with .astype(str))."
+)
+MSG_NO_SENSITIVE = "{name}: no sensitive column given; pass at least one."
+MSG_LABEL_KINDS = (
+    "y_true holds {true_kind} values and y_pred {pred_kind} values, so they cannot describe "
+    "the same classes; give both with the same type (for example both as integers or both "
+    "as strings)."
+)
+MSG_LABEL_NON_NUMERIC = (
+    "{name} must be numeric here; got {dtype} values such as {example!r}."
+)
+MSG_WEIGHT_NON_NUMERIC = (
+    "sample_weight must hold numbers, one non-negative weight per row; got values such as "
+    "{example!r}."
+)
+MSG_WEIGHT_INVALID = (
+    "sample_weight must be finite and non-negative; {count} weight(s) are not, first at "
+    "row {row} ({value!r})."
+)
+MSG_COLUMN_MISSING = (
+    "{name} column {col!r} is not in X ({where}).{hint} Give DataFrame column names or "
+    "integer positions."
+)
+MSG_COLUMN_TWICE = "{name} names column {col!r} twice; name each column once."
+MSG_NO_COLUMNS = "{name} is empty: name at least one column of X."
+MSG_COLUMN_LIST_STRING = (
+    "{name} must be a list of column names; got the string {value!r}, which would be read "
+    "as a list of its characters. Write [{value!r}] for one column."
+)
+MSG_COMPLEX = "{name} holds complex numbers (dtype {dtype}); pass real values."
+
+
+# --------------------------------------------------------------------------- frames
+
+_FRAME_MODULES = ("pandas", "polars", "pyarrow", "modin", "cudf")
+
+
+def _frame_library(obj):
+    return type(obj).__module__.split(".")[0] in _FRAME_MODULES
+
+
+def _narwhals(obj):
+    """A narwhals DataFrame or Series for a frame library's object, else None."""
+    if isinstance(obj, np.ndarray) or not _frame_library(obj):
+        return None
+    import narwhals as nw
+
+    converted = nw.from_native(obj, eager_only=True, allow_series=True, pass_through=True)
+    return None if converted is obj else converted
+
+
+def is_dataframe(obj):
+    """True for an eager DataFrame of pandas, polars or another narwhals library."""
+    import_free = hasattr(obj, "columns") and hasattr(obj, "shape") and not isinstance(
+        obj, np.ndarray)
+    if not import_free or not _frame_library(obj):
+        return False
+    import narwhals as nw
+
+    return isinstance(_narwhals(obj), nw.DataFrame)
+
+
+def is_series(obj):
+    """True for an eager Series of pandas, polars or another narwhals library."""
+    if isinstance(obj, np.ndarray) or not _frame_library(obj):
+        return False
+    import narwhals as nw
+
+    return isinstance(_narwhals(obj), nw.Series)
+
+
+def _series_to_numpy(series):
+    """A narwhals Series as a numpy column: numbers stay numbers, missing is NaN/None.
+
+    Numeric columns with missing values come back as float64 with NaN; other
+    columns with missing values as object arrays holding None there.
+    """
+    values = series.to_numpy()
+    if series.dtype.is_numeric() or values.dtype.kind in "biufcmM":
+        if values.dtype == object:  # e.g. a nullable integer column read as objects
+            missing = _object_missing(values)
+            out = np.full(values.shape, np.nan)
+            out[~missing] = values[~missing].astype(np.float64)
+            return out
+        return values
+    if values.dtype == object:
+        missing = series.is_null().to_numpy()
+        missing = np.asarray(missing, dtype=bool) | _object_missing(values)
+        if missing.any():
+            values = values.copy()
+            values[missing] = None
+        # a boolean column with missing values: keep booleans as objects
+    return values
+
+
+def frame_columns(obj):
+    """``(names, columns)`` of a DataFrame or a Series, each column a numpy array.
+
+    Columns are converted one by one, so that every column keeps its own
+    type (a DataFrame's ``to_numpy()`` would turn a frame of integers and
+    strings into one object array).
+    """
+    frame = _narwhals(obj)
+    if frame is None:
+        raise TypeError(f"expected a DataFrame or a Series; got {type(obj).__name__}.")
+    import narwhals as nw
+
+    if isinstance(frame, nw.Series):
+        name = frame.name
+        return [name if name is not None else 0], [_series_to_numpy(frame)]
+    names = list(frame.columns)
+    return names, [_series_to_numpy(frame[c]) for c in names]
+
+
+def _object_missing(values):
+    """Boolean mask of None, NaN, NaT and pd.NA in an object array."""
+    return np.fromiter(
+        (v is None or (isinstance(v, float) and v != v)
+         or type(v).__name__ in ("NAType", "NaTType") for v in values),
+        dtype=bool, count=values.shape[0])
+
+
+def _missing_mask(col):
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind == "c":
+        return np.isnan(col.real) | np.isnan(col.imag)
+    if col.dtype.kind in "mM":
+        return np.isnat(col)
+    if col.dtype == object:
+        return _object_missing(col)
+    return np.zeros(col.shape[0], dtype=bool)
+
+
+def _raise_missing(mask, name, where=""):
+    count = int(mask.sum())
+    row = int(np.flatnonzero(mask)[0])
+    raise ValueError(MSG_MISSING.format(name=name, count=count, where=where, row=row))
+
+
+def _example(values):
+    values = np.asarray(values).reshape(-1)
+    return values[0].item() if values.size and hasattr(values[0], "item") else (
+        values[0] if values.size else None)
+
+
+def is_int(value):
+    """True for an integer that is not a bool."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+# --------------------------------------------------------------------------- features
+
+def _numeric_object_column(col):
+    """An object column of numbers (and bools) as float64, or None if it holds others."""
+    try:
+        kinds = {type(v) for v in col.tolist()}
+    except AttributeError:
+        return None
+    if all(issubclass(k, (numbers.Real, np.bool_)) and not issubclass(k, (str, bytes))
+           for k in kinds):
+        return col.astype(np.float64)
+    return None
+
+
+def check_features(X, *, name="X"):
+    """Return ``X`` as a C-contiguous float64 2-D array, finite and numeric.
+
+    Accepts numpy arrays, lists, and pandas or polars DataFrames (pandas'
+    nullable numeric and boolean dtypes included). Missing values, text and
+    complex numbers raise with the offending columns named. The caller's
+    object is never modified: a copy is made whenever the dtype or layout
+    changes, and the engine only reads the result.
+    """
+    if is_dataframe(X):
+        names, columns = frame_columns(X)
+        if not columns:
+            raise ValueError(MSG_NOT_2D.format(name=name, shape=(len(X), 0)))
+        converted, non_numeric = [], []
+        for col_name, col in zip(names, columns):
+            missing = _missing_mask(col)
+            if missing.any():
+                _raise_missing(missing, name, where=f" in column {col_name!r}")
+            if col.dtype.kind in "biuf":
+                converted.append(col.astype(np.float64, copy=False))
+                continue
+            numeric = _numeric_object_column(col) if col.dtype == object else None
+            if numeric is None:
+                non_numeric.append((col_name, col))
+            else:
+                converted.append(numeric)
+        if non_numeric:
+            raise TypeError(MSG_NON_NUMERIC_COLUMNS.format(
+                name=name, columns=[c for c, _ in non_numeric][:10],
+                example=_example(non_numeric[0][1])))
+        X = np.column_stack(converted)
+    else:
+        X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(MSG_NOT_2D.format(name=name, shape=X.shape))
+    if X.shape[0] == 0:
+        raise ValueError(MSG_EMPTY.format(name=name))
+    if X.dtype.kind == "c":
+        raise TypeError(MSG_COMPLEX.format(name=name, dtype=X.dtype))
+    if X.dtype == object:
+        for j in range(X.shape[1]):
+            missing = _object_missing(X[:, j])
+            if missing.any():
+                _raise_missing(missing, name, where=f" in column {j}")
+        numeric = [_numeric_object_column(X[:, j]) for j in range(X.shape[1])]
+        bad = [j for j, col in enumerate(numeric) if col is None]
+        if bad:
+            raise TypeError(MSG_NON_NUMERIC_COLUMNS.format(
+                name=name, columns=bad[:10], example=_example(X[:, bad[0]])))
+        X = np.column_stack(numeric) if numeric else X.astype(np.float64)
+    elif not (np.issubdtype(X.dtype, np.number) or np.issubdtype(X.dtype, np.bool_)):
+        raise TypeError(MSG_NON_NUMERIC.format(name=name, dtype=X.dtype))
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    _check_finite(X, name)
+    return X
+
+
+def _check_finite(arr, name):
+    finite = np.isfinite(arr)
+    if not finite.all():
+        count = int(arr.size - finite.sum())
+        raise ValueError(MSG_NON_FINITE.format(name=name, count=count))
+
+
+# --------------------------------------------------------------------------- labels
+
+def column_1d(y, name):
+    """Return ``y`` as a 1-D ndarray; a column vector or a one-column frame is accepted.
+
+    pandas and polars Series and one-column DataFrames are converted column
+    by column (nullable dtypes to their values, missing values to NaN or None).
+    """
+    if is_dataframe(y):
+        names, columns = frame_columns(y)
+        if len(columns) != 1:
+            raise ValueError(MSG_NOT_1D.format(name=name, shape=(len(y), len(columns))))
+        y = columns[0]
+    elif is_series(y):
+        y = frame_columns(y)[1][0]
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(MSG_NOT_1D.format(name=name, shape=y.shape))
+    return y
+
+
+def _kind(y):
+    if y.dtype.kind in "biuf":
+        return "numeric"
+    if y.dtype.kind in "US":
+        return "string"
+    if y.dtype == object:
+        kinds = {type(v) for v in y.tolist()}
+        if all(issubclass(k, (numbers.Real, np.bool_)) for k in kinds):
+            return "numeric"
+        if all(issubclass(k, (str, np.str_)) for k in kinds):
+            return "string"
+        return "mixed"
+    return y.dtype.name
+
+
+def check_pair(y_true, y_pred):
+    """Two label vectors of equal length as 1-D arrays, with no missing value.
+
+    Both must hold the same kind of values (numbers, or strings): ``"1"`` and
+    ``1`` are different classes, and numpy would silently turn the integers
+    into strings. Numeric labels come back as numeric arrays.
+    """
+    y_true = column_1d(y_true, "y_true")
+    y_pred = column_1d(y_pred, "y_pred")
+    if y_pred.shape[0] != y_true.shape[0]:
+        raise ValueError(MSG_LENGTH.format(name="y_pred", got=y_pred.shape[0],
+                                           other="y_true", expected=y_true.shape[0]))
+    if y_true.shape[0] == 0:
+        raise ValueError(MSG_EMPTY.format(name="y_true"))
+    pair = []
+    for name, y in (("y_true", y_true), ("y_pred", y_pred)):
+        if y.dtype.kind == "c":
+            raise TypeError(MSG_COMPLEX.format(name=name, dtype=y.dtype))
+        if y.dtype == object:  # NaN in a float column is reported with infinity below
+            missing = _missing_mask(y)
+            if missing.any():
+                _raise_missing(missing, name)
+        kind = _kind(y)
+        if kind == "mixed":
+            raise TypeError(MSG_MIXED.format(name=name, types=_type_names(y)))
+        if kind == "numeric" and y.dtype == object:
+            y = y.astype(np.float64)
+        pair.append((y, kind))
+    (y_true, true_kind), (y_pred, pred_kind) = pair
+    if true_kind != pred_kind:
+        raise TypeError(MSG_LABEL_KINDS.format(true_kind=true_kind, pred_kind=pred_kind))
+    if true_kind == "numeric":
+        _check_finite(y_true, "y_true")
+        _check_finite(y_pred, "y_pred")
+    return y_true, y_pred
+
+
+def label_coordinates(y_true, y_pred):
+    """Both labels as float64 coordinates (HFM paper, Eq. 9), after :func:`check_pair`.
+
+    Numeric labels are used as they are; string labels are coded jointly
+    ``0 .. k-1`` in sorted order, so that equal classes get equal codes.
+    """
+    y_true, y_pred = check_pair(y_true, y_pred)
+    if y_true.dtype.kind not in "biuf":
+        classes = np.union1d(y_true, y_pred)
+        y_true = np.searchsorted(classes, y_true)
+        y_pred = np.searchsorted(classes, y_pred)
+    return y_true.astype(np.float64), y_pred.astype(np.float64)
+
+
+def check_label(y, n_samples, *, name="y"):
+    """Return a numeric label vector as float64 of length ``n_samples``.
+
+    The label is a coordinate of the points (HFM paper, Eq. 9), so it must be
+    numeric: booleans and integers are accepted, strings are not.
+    """
+    y = column_1d(y, name)
+    if y.shape[0] != n_samples:
+        raise ValueError(MSG_LENGTH.format(name=name, got=y.shape[0], other="X",
+                                           expected=n_samples))
+    if y.dtype == object:  # NaN in a float column is reported with infinity below
+        missing = _missing_mask(y)
+        if missing.any():
+            _raise_missing(missing, name)
+    if _kind(y) != "numeric":
+        raise TypeError(MSG_LABEL_NON_NUMERIC.format(name=name, dtype=y.dtype,
+                                                     example=_example(y)))
+    y = np.asarray(y, dtype=np.float64)
+    _check_finite(y, name)
+    return y
+
+
+def check_sample_weight(sample_weight, n_samples, *, other="y_true"):
+    """``None``, or the weights as float64 of length ``n_samples``, finite and >= 0."""
+    if sample_weight is None:
+        return None
+    w = column_1d(sample_weight, "sample_weight")
+    if w.shape[0] != n_samples:
+        raise ValueError(MSG_LENGTH.format(name="sample_weight", got=w.shape[0],
+                                           other=other, expected=n_samples))
+    if _kind(w) != "numeric":
+        raise TypeError(MSG_WEIGHT_NON_NUMERIC.format(example=_example(w)))
+    w = np.asarray(w, dtype=np.float64)
+    bad = ~np.isfinite(w) | (w < 0)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(MSG_WEIGHT_INVALID.format(count=int(bad.sum()), row=row,
+                                                   value=float(w[row])))
+    return w
+
+
+# --------------------------------------------------------------------------- sensitive
+
+def _type_names(col):
+    return ", ".join(sorted({type(v).__name__ for v in col.tolist()}))
+
+
+def _small_int_range(y):
+    """True when ``y`` is integer (or bool) with a range small enough for bincount."""
+    if y.dtype.kind not in "biu" or y.size == 0:
+        return False
+    lo, hi = int(y.min()), int(y.max())
+    return hi - lo <= 4 * y.size + 1024
+
+
+def fast_unique(y):
+    """``np.unique(y)`` in O(n) for small-range integers (sorting 1e6 rows costs ~50 ms)."""
+    if _small_int_range(y):
+        lo = int(y.min())
+        present = np.flatnonzero(np.bincount((y - lo).astype(np.intp, copy=False)))
+        return (present + lo).astype(y.dtype, copy=False)
+    return np.unique(y)
+
+
+def encode_column(col, attr, *, min_groups=2):
+    """``(codes, values)`` of one sensitive column: codes ``0..g-1`` of the sorted values.
+
+    ``col`` is a numpy array or a pandas Series. Missing values and values
+    of types that cannot be ordered together raise, naming ``attr``; fewer
+    than ``min_groups`` distinct values raise :data:`MSG_SINGLE_GROUP`.
+    """
+    if isinstance(col, np.ndarray) and _small_int_range(col):
+        lo = int(col.min())
+        shifted = (col - lo).astype(np.intp, copy=False)
+        counts = np.bincount(shifted)
+        present = np.flatnonzero(counts)
+        lookup = np.zeros(counts.shape[0], dtype=np.intp)
+        lookup[present] = np.arange(present.shape[0])
+        codes, values = lookup[shifted], (present + lo).astype(col.dtype, copy=False)
+    elif not isinstance(col, np.ndarray):  # a pandas Series: hashing beats sorting strings
+        import pandas as pd
+
+        codes = None
+        if col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) in (
+                "mixed", "mixed-integer"):  # pandas would order "a" and 1 silently
+            return encode_column(_series_to_numpy(_narwhals(col)), attr, min_groups=min_groups)
+        try:
+            codes, values = pd.factorize(col, sort=True)
+        except TypeError:
+            pass
+        if codes is None or (codes.size and codes.min() < 0):
+            return encode_column(_series_to_numpy(_narwhals(col)), attr, min_groups=min_groups)
+        values = np.asarray(values)
+        codes = codes.astype(np.intp, copy=False)
+    else:
+        if col.dtype.kind == "c":
+            raise TypeError(MSG_COMPLEX.format(name=f"sensitive attribute {attr!r}",
+                                               dtype=col.dtype))
+        missing = _missing_mask(col)
+        if missing.any():
+            raise ValueError(MSG_SENSITIVE_MISSING.format(
+                attr=attr, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])))
+        if col.dtype == object and _kind(col) == "mixed":
+            raise TypeError(MSG_MIXED.format(name=f"sensitive attribute {attr!r}",
+                                             types=_type_names(col)))
+        try:
+            values, codes = np.unique(col, return_inverse=True)
+        except TypeError:  # e.g. a mix of numeric types numpy cannot order
+            raise TypeError(MSG_MIXED.format(name=f"sensitive attribute {attr!r}",
+                                             types=_type_names(col))) from None
+        codes = codes.reshape(-1).astype(np.intp, copy=False)
+    if values.shape[0] < min_groups:
+        raise ValueError(MSG_SINGLE_GROUP.format(
+            attr=attr, value=values[0] if values.shape[0] else None))
+    return codes, values
+
+
+def encode_sensitive(sensitive_features, n_samples, *, name="sensitive_features"):
+    """Encode one or several sensitive columns as integer group codes.
+
+    Parameters
+    ----------
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        A 1-D array, list or Series (one attribute), or a 2-D array, list of
+        rows or DataFrame (one attribute per column) of pandas or polars.
+        Any values that can be ordered within a column (strings, integers,
+        categories, booleans).
+    n_samples : int
+        The number of rows the columns must have.
+    name : str, default="sensitive_features"
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    codes : list of ndarray of shape (n_samples,), dtype intp
+        Codes ``0 .. n_groups - 1`` per attribute.
+    names : list
+        Column names (DataFrame, named Series) or positions.
+    groups : list of ndarray
+        The sorted distinct values per attribute (``groups[k][codes[k]]`` gives
+        the original values back).
+    """
+    A = sensitive_features
+    if _frame_library(A) and (is_dataframe(A) or is_series(A)):
+        frame = _narwhals(A)
+        import narwhals as nw
+
+        if isinstance(frame, nw.Series):
+            names = [frame.name if frame.name is not None else 0]
+            series = [frame]
+        else:
+            names = list(frame.columns)
+            series = [frame[c] for c in names]
+        if type(A).__module__.startswith("pandas"):
+            native = [s.to_native() for s in series]
+            columns = [s.to_numpy() if s.dtype.kind in "biu" else s for s in native]
+        else:
+            columns = [_series_to_numpy(s) for s in series]
+    else:
+        arr = np.asarray(A) if not isinstance(A, np.ndarray) else A
+        if arr.ndim == 1:
+            names, columns = [0], [arr]
+        elif arr.ndim == 2:
+            names = list(range(arr.shape[1]))
+            columns = [arr[:, k] for k in range(arr.shape[1])]
+        else:
+            raise ValueError(MSG_NOT_2D.format(name=name, shape=arr.shape))
+    if not columns:
+        raise ValueError(MSG_NO_SENSITIVE.format(name=name))
+    codes, groups = [], []
+    for attr, col in zip(names, columns):
+        if len(col) != n_samples:
+            raise ValueError(MSG_LENGTH.format(name=f"{name} {attr!r}", got=len(col),
+                                               other="X", expected=n_samples))
+        code, values = encode_column(col, attr)
+        codes.append(code)
+        groups.append(values)
+    return codes, names, groups
+
+
+# --------------------------------------------------------------------------- columns
+
+def as_column_list(value, name):
+    """A list of column names or positions; a bare string is refused, not split."""
+    if isinstance(value, (str, bytes)):
+        raise TypeError(MSG_COLUMN_LIST_STRING.format(name=name, value=value))
+    return list(value)
+
+
+def resolve_columns(X, columns, *, name="sensitive"):
+    """Positions and names of some columns of ``X``.
+
+    ``columns`` is one column or a list: DataFrame column names, or integer
+    positions (for a DataFrame, an integer that is not a column name is a
+    position). An unknown name raises with the closest names offered.
+    """
+    cols = list(columns) if isinstance(columns, (list, tuple, np.ndarray)) else [columns]
+    if not cols:
+        raise ValueError(MSG_NO_COLUMNS.format(name=name))
+    if is_dataframe(X):
+        names_in = list(_narwhals(X).columns)
+        positions = []
+        for col in cols:
+            if col in names_in:
+                positions.append(names_in.index(col))
+            elif is_int(col) and -len(names_in) <= col < len(names_in):
+                positions.append(col % len(names_in))
+            else:
+                close = difflib.get_close_matches(str(col), [str(c) for c in names_in], n=3)
+                hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+                shown = f"columns {names_in[:10]!r}{'...' if len(names_in) > 10 else ''}"
+                raise ValueError(MSG_COLUMN_MISSING.format(name=name, col=col, where=shown,
+                                                           hint=hint))
+        names = [names_in[p] for p in positions]
+    else:
+        n_cols = np.shape(X)[1] if np.ndim(X) == 2 else 0
+        positions = []
+        for col in cols:
+            if not (is_int(col) and -n_cols <= col < n_cols):
+                raise ValueError(MSG_COLUMN_MISSING.format(
+                    name=name, col=col, where=f"an array with {n_cols} columns", hint=""))
+            positions.append(int(col) % n_cols)
+        names = list(positions)
+    if len(set(positions)) != len(positions):
+        twice = next(n for k, n in enumerate(names) if n in names[:k])
+        raise ValueError(MSG_COLUMN_TWICE.format(name=name, col=twice))
+    return positions, names
+
+
+def split_columns(X, positions, *, drop):
+    """``(A, X_rest)``: the columns at ``positions``, and ``X`` without them when ``drop``.
+
+    DataFrames stay DataFrames of their own library.
+    """
+    if is_dataframe(X):
+        frame = _narwhals(X)
+        names = list(frame.columns)
+        chosen = [names[p] for p in positions]
+        A = frame.select(chosen).to_native()
+        rest = frame.drop(chosen).to_native() if drop else X
+        return A, rest
+    X = np.asarray(X)
+    A = X[:, positions]
+    rest = np.delete(X, positions, axis=1) if drop else X
+    return A, rest
