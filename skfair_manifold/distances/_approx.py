@@ -110,14 +110,11 @@ class _Points:
         self.n = n
         self.m2 = int(m2)
         self.candidates = candidates
-        if candidates == "others":
-            # Wide enough that a row of the largest group usually meets m2
-            # rows of other groups on each side (twice the expected span).
-            largest = max(np.bincount(c).max() / n for c in self.codes)
-            reach = math.ceil(2 * m2 / max(1.0 - largest, 1.0 / n))
-        else:
-            reach = m2
-        self.width = int(min(reach, n - 1))
+        self.group_values = [np.unique(c) for c in self.codes]
+        # Rows per chunk of the "others" candidates: (rows, 2 m2, d) float32.
+        self.others_chunk = max(256, int(working_memory * 2**20 //
+                                         (2 * m2 * Z.shape[1] * 4 * 3)))
+        self.width = int(min(m2, n - 1))
         width = self.width
         self.tile = int(max(16, min(256, width)))
         self.n_tiles = -(-n // self.tile)
@@ -128,6 +125,8 @@ class _Points:
 
     def buffer(self):
         """Zero-padded work space for one worker (the padding stays zero)."""
+        if self.candidates == "others":
+            return None  # no band: the candidates are slices of the complement
         return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.Z.shape[1]),
                         dtype=np.float32)
 
@@ -181,6 +180,8 @@ def _projection_best(points, w, padded):
     """
     n = points.n
     order = np.argsort(points.Z @ w, kind="stable")
+    if points.candidates == "others":
+        return _others_best(points, order)
     sq, pos = _band(points, order, padded)
     width = points.width
     n_attr = len(points.codes)
@@ -190,11 +191,6 @@ def _projection_best(points, w, padded):
     for k, codes in enumerate(points.codes):
         g = codes[order]
         other = g[pos] != g[:, None]
-        if points.candidates == "others":
-            # Keep the m2 other-group rows nearest in projected order per side.
-            near_left = np.cumsum(other[:, width - 1::-1], axis=1)[:, ::-1]
-            near_right = np.cumsum(other[:, width:], axis=1)
-            other &= np.hstack([near_left, near_right]) <= points.m2
         cand = np.where(other, sq, np.inf)
         arg = np.argmin(cand, axis=1)
         val = cand[rows, arg]
@@ -223,6 +219,47 @@ def _projection_best(points, w, padded):
 def _true_distances(points, i, j):
     """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates."""
     return points.scale * robust_norms(points.Z[i] - points.Z[j])
+
+
+def _others_best(points, order):
+    """``candidates="others"``: the ``m2`` other-group rows nearest on each side.
+
+    Per attribute and group, the rows of the other groups in projected order
+    (the complement) and each row's position among them (``searchsorted``):
+    its candidates are the slice of ``m2`` complement rows on each side, so no
+    band has to be widened for a dominant group.
+    """
+    n, m2 = points.n, points.m2
+    Z_sorted = np.take(points.Z32, order, axis=0)
+    sq_sorted = points.sq32[order]
+    offsets = np.arange(-m2, m2)
+    n_attr = len(points.codes)
+    best_sq = np.empty((n_attr, n), dtype=np.float32)
+    best_j = np.empty((n_attr, n), dtype=np.intp)
+    for k, codes in enumerate(points.codes):
+        g = codes[order]
+        val = np.empty(n, dtype=np.float32)
+        jpos = np.empty(n, dtype=np.intp)
+        for value in points.group_values[k]:
+            mine = np.flatnonzero(g == value)
+            comp = np.flatnonzero(g != value)
+            idx = np.searchsorted(comp, mine)
+            for c0 in range(0, mine.size, points.others_chunk):
+                rows = mine[c0:c0 + points.others_chunk]
+                cidx = idx[c0:c0 + points.others_chunk, None] + offsets
+                valid = (cidx >= 0) & (cidx < comp.size)
+                cpos = comp[np.clip(cidx, 0, comp.size - 1)]
+                dots = np.einsum("id,icd->ic", Z_sorted[rows], Z_sorted[cpos])
+                sq = sq_sorted[rows, None] + sq_sorted[cpos] - 2.0 * dots
+                np.maximum(sq, 0.0, out=sq)
+                sq[~valid] = np.inf
+                arg = np.argmin(sq, axis=1)
+                local = np.arange(rows.size)
+                val[rows] = sq[local, arg]
+                jpos[rows] = cpos[local, arg]
+        best_sq[k, order] = val
+        best_j[k, order] = order[jpos]
+    return best_sq, best_j
 
 
 def _run_projections(points, W, want_totals):
@@ -270,8 +307,8 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     candidates : {"positions", "others"}
         ``"positions"``: the other-group rows among the ``m2`` positions on
         each side. ``"others"``: the ``m2`` other-group rows nearest in
-        projected order on each side, searched within a band widened for the
-        largest group (``2 m2 / (1 - share)`` positions per side).
+        projected order on each side, found as slices of each group's
+        complement in projected order (no band limit).
 
     Returns
     -------
