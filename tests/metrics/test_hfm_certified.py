@@ -187,3 +187,30 @@ def test_options_are_validated():
                 dict(confidence=0), dict(method="fast")):
         with pytest.raises(InvalidParameterError):
             hfm_report(y_true, y_pred, **kw, **bad)
+
+
+def test_dask_cluster_of_processes_runs_projections_and_checks():
+    """Projection passes and exact checks go through joblib: a dask cluster runs them."""
+    pytest.importorskip("dask")
+    distributed = pytest.importorskip("distributed")
+    import joblib
+
+    X, y_true, y_pred, A = shape("uniform", n=3000)
+    kw = dict(X=X, sensitive_features=A, method="approx", m1=4, sample_size=300,
+              max_checks=300, random_state=5)
+    ref = hfm_report(y_true, y_pred, n_jobs=1, **kw)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            with distributed.get_task_stream(client) as stream:
+                with joblib.parallel_config(backend="dask"):
+                    got = hfm_report(y_true, y_pred, n_jobs=2, **kw)
+            names = {task["key"] if isinstance(task["key"], str) else str(task["key"])
+                     for task in stream.data}
+    # both kinds of blocks ran as dask tasks on the worker processes
+    assert any("_run_projections" in name for name in names), names
+    assert any("_process_blocks" in name for name in names), names
+    for key in KEYS_MEAN + KEYS_MAX:
+        assert got[key] == ref[key] and got.ci[key] == ref.ci[key]
+    assert np.array_equal(got.row_distances_true, ref.row_distances_true)
+    assert got.max_check.n_checked == ref.max_check.n_checked
