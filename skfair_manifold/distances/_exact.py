@@ -47,6 +47,53 @@ from skfair_manifold.distances._numerics import (
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
 
+def _unique_int_rows(keys):
+    """``np.unique(keys, axis=0, return_inverse=True)`` for non-negative integer rows.
+
+    The columns are combined into one mixed-radix integer (first column most
+    significant, so the order is the same lexicographic one), which sorts
+    much faster than rows.
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    radix = keys.max(axis=0) + 1
+    if np.prod(radix.astype(float)) >= 2.0 ** 62:
+        table, inverse = np.unique(keys, axis=0, return_inverse=True)
+        return table, inverse.reshape(-1)
+    combined = np.zeros(keys.shape[0], dtype=np.int64)
+    for j in range(keys.shape[1]):
+        combined = combined * radix[j] + keys[:, j]
+    values, inverse = np.unique(combined, return_inverse=True)
+    table = np.column_stack(np.unravel_index(values, tuple(int(r) for r in radix)))
+    return table.astype(np.int64), inverse.reshape(-1)
+
+
+def _identical_rows(X):
+    """An id per row, equal exactly for rows with identical feature vectors.
+
+    Rows are hashed (their bits, ``-0.0`` made ``0.0``, mixed by random odd
+    64-bit multipliers); equal hashes are then verified coordinate by
+    coordinate, and any collision falls back to ``np.unique(X, axis=0)``.
+    """
+    n, d = X.shape
+    if d == 0:
+        return np.zeros(n, dtype=np.int64)
+    bits = (X + 0.0).view(np.uint64)  # a new C-contiguous array; -0.0 becomes 0.0
+    mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63, size=d, dtype=np.uint64)
+    mult |= np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = np.zeros(n, dtype=np.uint64)
+        for j in range(d):
+            h ^= bits[:, j] * mult[j]
+            h = (h << np.uint64(13)) | (h >> np.uint64(51))
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    twin = first[inverse]
+    dup = np.flatnonzero(twin != np.arange(n))  # rows said equal to an earlier one
+    if dup.size and not np.array_equal(X[twin[dup]], X[dup]):
+        inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
+    return inverse.astype(np.int64)
+
+
 class _Layout:
     """Deduplicated, cell-sorted rows shared by every block (read-only)."""
 
@@ -62,7 +109,7 @@ class _Layout:
             label_codes.append(inv.reshape(-1))
         keys = np.column_stack(list(codes) + label_codes) if (codes or label_codes) else \
             np.zeros((n, 1), dtype=np.intp)
-        cell_table, cell_of_row = np.unique(keys, axis=0, return_inverse=True)
+        cell_table, cell_of_row = _unique_int_rows(keys)
         cell_of_row = cell_of_row.reshape(-1)
         n_attr = len(codes)
         # Joint attribute group of each cell (cells sorted, so groups contiguous).
@@ -74,7 +121,7 @@ class _Layout:
         joint_of_cell = np.cumsum(new_joint) - 1
 
         # Identical feature vectors (exact zeros) and identical rows (computed once).
-        _, feat_of_row = np.unique(X, axis=0, return_inverse=True)
+        feat_of_row = _identical_rows(X)
         feat_of_row = feat_of_row.reshape(-1).astype(np.int64)
         n_cells = cell_table.shape[0]
         key = feat_of_row * n_cells + cell_of_row
