@@ -82,7 +82,7 @@ def test_log_ratio_identity_with_the_distance_functions(seed):
     # same integer seed
     e = extend_dist(X, y_true, A, random_state=seed)
     e_f = extend_dist(X, y_pred, A, random_state=seed)
-    raw = hfm_report(y_true, y_pred, method="approx", random_state=seed, **kw).raw
+    raw = hfm_report(y_true, y_pred, method="approx", m1=25, random_state=seed, **kw).raw
     assert_allclose(raw.hfm_max, np.log(e_f[0] / e[0]), rtol=1e-12)
     assert_allclose(raw.hfm_avg, np.log(e_f[1] / e[1]), rtol=1e-12)
     assert_allclose([raw.d_max, raw.d_avg], e, rtol=1e-12)
@@ -238,7 +238,7 @@ def test_candidates_others_is_passed_to_the_engine():
     y_true = (X[:, 0] > 0.5).astype(float)
     y_pred = (X[:, 0] + 0.2 * rng.random(n) > 0.55).astype(float)
     rep = hfm_report(y_true, y_pred, X=X, sensitive_features=a, random_state=0,
-                     candidates="others", scale=False, method="approx")
+                     candidates="others", scale=False, method="approx", m1=25)
     assert rep.candidates == "others"
     raw = rep.raw
     for y, d_max, d_avg in ((y_true, raw.d_max, raw.d_avg), (y_pred, raw.d_f_max, raw.d_f_avg)):
