@@ -30,6 +30,7 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py [--quick] [--seeds 10]
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --blas      # 1 vs 2 BLAS threads
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --m1-sweep  # width and time vs m1
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
 """
 
 import argparse
@@ -190,14 +191,30 @@ def blas(args):
     from skfair_manifold.distances import _exact
 
     X, y_true, y_pred, A = uniform(30_000, 20)
-    out = []
     for threads in (1, 2, 1, 2):
         _exact.BLAS_THREADS = threads
         _, t = timed(lambda: report(X, y_true, y_pred, A, method="exact"))
-        cpu = resource.getrusage(resource.RUSAGE_SELF)
-        out.append((threads, t, cpu.ru_utime + cpu.ru_stime))
         print(f"exact hfm_report 30,000 x 20, serial, BLAS threads {threads}: {t:.2f} s wall",
               flush=True)
+
+
+def candidates(args):
+    """CPU time of ExtendDist with the two candidate rules, one BLAS thread."""
+    from threadpoolctl import threadpool_limits
+
+    from skfair_manifold.distances import extend_dist
+
+    X, y_true, _, A = uniform(30_000, 20)
+    with threadpool_limits(1):
+        for m1 in (25, 5):
+            times = {}
+            for rule in ("positions", "others", "positions", "others"):
+                t0 = time.process_time()
+                extend_dist(X, y_true, A, m1=m1, random_state=0, candidates=rule)
+                times.setdefault(rule, []).append(time.process_time() - t0)
+            pos, oth = min(times["positions"]), min(times["others"])
+            print(f"30,000 x 20, two attributes, m1={m1}: positions {pos:.2f} s, others "
+                  f"{oth:.2f} s CPU (best of 2), ratio {oth / pos:.2f}", flush=True)
 
 
 def m1_sweep(args):
@@ -226,6 +243,8 @@ def main(argv=None):
     parser.add_argument("--blas", action="store_true", help="1 against 2 BLAS threads")
     parser.add_argument("--m1-sweep", action="store_true", help="width and time against m1")
     parser.add_argument("--sweep-n", type=int, default=100_000)
+    parser.add_argument("--candidates", action="store_true",
+                        help='time of candidates="others" against "positions"')
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = 3 if args.quick else 10
@@ -233,6 +252,8 @@ def main(argv=None):
         blas(args)
     elif args.m1_sweep:
         m1_sweep(args)
+    elif args.candidates:
+        candidates(args)
     else:
         main_table(args)
 

@@ -188,17 +188,19 @@ def _projection_best(points, w, padded):
     best_sq = np.empty((n_attr, n), dtype=np.float32)
     best_j = np.empty((n_attr, n), dtype=np.intp)
     rows = np.arange(n)
+    inside = np.isfinite(sq)  # positions inside the data, shared by the attributes
     for k, codes in enumerate(points.codes):
         g = codes[order]
         other = g[pos] != g[:, None]
+        other &= inside
         cand = np.where(other, sq, np.inf)
         arg = np.argmin(cand, axis=1)
         val = cand[rows, arg]
         jpos = pos[rows, arg]
         # A side whose m2 positions hold no other group: its nearest
         # other-group row is just outside the run of the row's own group.
-        left_none = ~np.any(np.isfinite(cand[:, :width]), axis=1)
-        right_none = ~np.any(np.isfinite(cand[:, width:]), axis=1)
+        left_none = ~np.any(other[:, :width], axis=1)
+        right_none = ~np.any(other[:, width:], axis=1)
         if left_none.any() or right_none.any():
             run_start = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
             run_id = np.cumsum(np.r_[True, g[1:] != g[:-1]]) - 1
