@@ -31,6 +31,7 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --blas      # 1 vs 2 BLAS threads
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --m1-sweep  # width and time vs m1
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
 """
 
 import argparse
@@ -217,6 +218,23 @@ def candidates(args):
                   f"{oth:.2f} s CPU (best of 2), ratio {oth / pos:.2f}", flush=True)
 
 
+def crossover(args):
+    """Exact against the certified approximation (defaults) around the crossover."""
+    grid = [(5_000, 20), (10_000, 20), (15_000, 20), (20_000, 20), (30_000, 20),
+            (5_000, 100), (10_000, 100), (15_000, 100), (20_000, 100)]
+    print("hfm_report, both labels, attributes with 2 and 5 values, one worker, seed 0, "
+          "best of 2 runs")
+    report(*uniform(2000, 20), method="exact")  # warm-up
+    for n, p in grid:
+        X, y_true, y_pred, A = uniform(n, p)
+        t_e = min(timed(lambda: report(X, y_true, y_pred, A, method="exact"))[1]
+                  for _ in range(2))
+        t_a = min(timed(lambda: report(X, y_true, y_pred, A, method="approx",
+                                       random_state=0))[1] for _ in range(2))
+        print(f"n={n:7,d} p={p:3d}: exact {t_e:6.2f} s, certified approx {t_a:6.2f} s, "
+              f"exact/approx {t_e / t_a:5.2f}", flush=True)
+
+
 def m1_sweep(args):
     X, y_true, y_pred, A = uniform(args.sweep_n, 20)
     exact = report(X, y_true, y_pred, A, method="exact") if args.sweep_n <= 100_000 else None
@@ -243,6 +261,8 @@ def main(argv=None):
     parser.add_argument("--blas", action="store_true", help="1 against 2 BLAS threads")
     parser.add_argument("--m1-sweep", action="store_true", help="width and time against m1")
     parser.add_argument("--sweep-n", type=int, default=100_000)
+    parser.add_argument("--crossover", action="store_true",
+                        help="exact against the certified approximation around the crossover")
     parser.add_argument("--candidates", action="store_true",
                         help='time of candidates="others" against "positions"')
     args = parser.parse_args(argv)
@@ -254,6 +274,8 @@ def main(argv=None):
         m1_sweep(args)
     elif args.candidates:
         candidates(args)
+    elif args.crossover:
+        crossover(args)
     else:
         main_table(args)
 

@@ -232,9 +232,14 @@ def _others_best(points, order):
     band has to be widened for a dominant group.
     """
     n, m2 = points.n, points.m2
-    Z_sorted = np.take(points.Z32, order, axis=0)
-    sq_sorted = points.sq32[order]
-    offsets = np.arange(-m2, m2)
+    # Sorted points plus a sentinel row n, at infinite squared distance, that
+    # stands for the candidates beyond either end of a complement.
+    Z_sorted = np.zeros((n + 1, points.Z32.shape[1]), dtype=np.float32)
+    np.take(points.Z32, order, axis=0, out=Z_sorted[:n])
+    sq_sorted = np.empty(n + 1, dtype=np.float32)
+    sq_sorted[:n] = points.sq32[order]
+    sq_sorted[n] = np.inf
+    offsets = np.arange(-m2, m2) + 1
     n_attr = len(points.codes)
     best_sq = np.empty((n_attr, n), dtype=np.float32)
     best_j = np.empty((n_attr, n), dtype=np.intp)
@@ -245,19 +250,21 @@ def _others_best(points, order):
         for value in points.group_values[k]:
             mine = np.flatnonzero(g == value)
             comp = np.flatnonzero(g != value)
+            padded = np.concatenate([[n], comp, [n]])  # sentinels at both ends
             idx = np.searchsorted(comp, mine)
             for c0 in range(0, mine.size, points.others_chunk):
                 rows = mine[c0:c0 + points.others_chunk]
                 cidx = idx[c0:c0 + points.others_chunk, None] + offsets
-                valid = (cidx >= 0) & (cidx < comp.size)
-                cpos = comp[np.clip(cidx, 0, comp.size - 1)]
-                dots = np.einsum("id,icd->ic", Z_sorted[rows], Z_sorted[cpos])
-                sq = sq_sorted[rows, None] + sq_sorted[cpos] - 2.0 * dots
-                np.maximum(sq, 0.0, out=sq)
-                sq[~valid] = np.inf
-                arg = np.argmin(sq, axis=1)
+                np.clip(cidx, 0, comp.size + 1, out=cidx)
+                cpos = padded[cidx]
+                dots = np.matmul(Z_sorted[cpos], Z_sorted[rows][:, :, None])[:, :, 0]
+                dots *= -2.0
+                dots += sq_sorted[rows, None]
+                dots += sq_sorted[cpos]
+                np.maximum(dots, 0.0, out=dots)
+                arg = np.argmin(dots, axis=1)
                 local = np.arange(rows.size)
-                val[rows] = sq[local, arg]
+                val[rows] = dots[local, arg]
                 jpos[rows] = cpos[local, arg]
         best_sq[k, order] = val
         best_j[k, order] = order[jpos]
