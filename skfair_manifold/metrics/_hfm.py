@@ -45,10 +45,8 @@ MSG_DF_ZERO = (
 DEFAULT_M1 = 5
 #: Rows of the random sample whose exact distances correct the approximate means.
 DEFAULT_SAMPLE_SIZE = 2000
-#: Crossover of ``method="auto"`` (see :func:`exact_is_cheaper`): rows at 20 features,
-#: and the width that sets how the crossover moves with the number of features.
-AUTO_ROWS = 30_000
-AUTO_WIDTH = 40
+#: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
+AUTO_ROWS = 10_000
 
 #: ``df`` in the base-10 logarithm of the authors' code is ``df * LOG10_FACTOR``.
 LOG10_FACTOR = 1.0 / np.log(10.0)
@@ -191,14 +189,17 @@ def _prepare(y_true, y_pred, X, sensitive_features, *, scale):
 def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
     """The crossover rule of ``method="auto"``: ``True`` where exact is the faster engine.
 
-    Exact costs about ``n^2 (p + 3)`` multiply-adds, the certified
-    approximation about ``n`` times a per-row cost that grows slowly with
-    ``p`` plus ``sample_size * n * (p + 3)`` for its checks. The rule is
-    ``n <= max(sample_size, AUTO_ROWS * (AUTO_WIDTH + 20) / (AUTO_WIDTH + p))``,
-    fitted to measurements made on 2 cores (see the user guide).
+    Exact costs about ``n^2 (p + 3)`` multiply-adds; the certified
+    approximation (default ``m1``) costs ``n`` times a per-row term of the
+    projections plus ``(sample_size + checks) * n * (p + 3)`` for its exact
+    checks. Both grow about linearly with the number of features ``p``, so
+    the crossover is a number of rows: measured at about 10,000 rows both
+    with 20 and with 100 features (``benchmarks/bench_hfm.py --crossover``,
+    see the user guide). The rule is ``n <= max(sample_size, AUTO_ROWS)``;
+    ``n_features`` is taken so that a rule measured otherwise can use it.
     """
-    limit = AUTO_ROWS * (AUTO_WIDTH + 20) / (AUTO_WIDTH + n_features)
-    return n_samples <= max(sample_size, limit)
+    del n_features  # the measured crossover does not move with it (20 to 100)
+    return n_samples <= max(sample_size, AUTO_ROWS)
 
 
 def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, n_jobs,
