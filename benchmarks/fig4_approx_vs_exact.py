@@ -387,6 +387,8 @@ def main(argv=None):
         stem += f"_m1-{M1}_m2-{M2}"
     if CANDIDATES != "positions":
         stem += f"_{CANDIDATES}"
+    if args.no_crossover:
+        stem += "_no-crossover"
     write_result(stem, text)
     if curves:
         fig = plot(records, curves, args.datasets)
