@@ -340,14 +340,17 @@ def _options(parser):
                         help="rows compared in projected order: other-group rows among the m2 "
                              "positions per side (default, fast), or the m2 other-group rows "
                              "per side (the paper's reading)")
+    parser.add_argument("--sample-size", type=int, default=2000,
+                        help="rows of the certified approximation's exact sample (default "
+                             "2000, the metrics' default)")
     parser.add_argument("--no-crossover", action="store_true",
                         help="skip the timing against the number of rows")
 
 
 def main(argv=None):
-    global M1, M2, CANDIDATES
+    global M1, M2, CANDIDATES, SAMPLE_SIZE
     args = parse_args(__doc__.splitlines()[0], _options, argv=argv)
-    M1, M2, CANDIDATES = args.m1, args.m2, args.candidates
+    M1, M2, CANDIDATES, SAMPLE_SIZE = args.m1, args.m2, args.candidates, args.sample_size
     paper_setting = (M1, M2) == (25, None)
     seed = 0
     n_splits = 2 if args.quick else 5
@@ -387,6 +390,8 @@ def main(argv=None):
         stem += f"_m1-{M1}_m2-{M2}"
     if CANDIDATES != "positions":
         stem += f"_{CANDIDATES}"
+    if SAMPLE_SIZE != 2000:
+        stem += f"_sample-{SAMPLE_SIZE}"
     if args.no_crossover:
         stem += "_no-crossover"
     write_result(stem, text)
