@@ -7,6 +7,12 @@
    beside four separate scikit-learn ``NearestNeighbors`` searches (one per
    label and attribute: the per-row distance to the nearest row of another
    group, searched group by group), which compute the same four distances.
+3. ``fairness_report`` against fairlearn's ``MetricFrame`` with the same
+   quantities (count, selection rate, true and false positive rate,
+   precision, accuracy per group, then the differences and ratios) at
+   100,000 and 1,000,000 rows x 3 attributes: each attribute alone (one
+   MetricFrame per attribute) and their intersections (one MetricFrame over
+   the three columns, ``intersect=True``). The values are checked equal.
 
 Run under the shared lock: ``flock /tmp/bench.lock python benchmarks/bench_metrics.py``.
 """
@@ -23,6 +29,7 @@ from sklearn.neighbors import NearestNeighbors
 from skfair_manifold.metrics import (
     demographic_parity,
     equal_opportunity,
+    fairness_report,
     hfm_report,
     predictive_quality_parity,
 )
@@ -104,18 +111,82 @@ def bench_hfm(n, p, repeat):
           f"(approx: {approx.hfm_max:.5f}, {approx.hfm_avg:.5f}); target < 6 s")
 
 
+def metricframe_report(y_true, y_pred, frame, columns):
+    """The quantities of fairness_report through fairlearn: one MetricFrame per call."""
+    from fairlearn import metrics as fm
+    from sklearn.metrics import accuracy_score, precision_score
+
+    metrics = {"count": fm.count, "selection_rate": fm.selection_rate,
+               "true_positive_rate": fm.true_positive_rate,
+               "false_positive_rate": fm.false_positive_rate,
+               "precision": lambda t, p: precision_score(t, p, zero_division=np.nan),
+               "accuracy": accuracy_score}
+    out = []
+    for cols in columns:
+        mf = fm.MetricFrame(metrics=metrics, y_true=y_true, y_pred=y_pred,
+                            sensitive_features=frame[cols])
+        out.append((mf.by_group, mf.difference(), mf.ratio(),
+                    mf.difference(method="to_overall"), mf.ratio(method="to_overall")))
+    return out
+
+
+def bench_report(sizes, repeat):
+    try:
+        import fairlearn
+    except ImportError:
+        print("\nfairness_report vs MetricFrame: fairlearn is not installed (dev extra)")
+        return
+    print(f"\nfairness_report vs fairlearn {fairlearn.__version__} MetricFrame: 6 quantities "
+          f"per group, differences and ratios (both methods); 3 attributes (2, 5, 6 values)")
+    print(f"{'rows':>10s}  {'groups':32s}{'ours s':>9s}{'MetricFrame s':>15s}{'ratio':>8s}"
+          f"{'max |diff|':>12s}")
+    for n in sizes:
+        rng = np.random.default_rng(0)
+        frame = pd.DataFrame({"sex": rng.choice(["f", "m"], n),
+                              "race": rng.choice(list("abcde"), n),
+                              "age": rng.choice(list("uvwxyz"), n)})
+        y_true = rng.integers(0, 2, n)
+        y_pred = np.where(rng.random(n) < 0.8, y_true, 1 - y_true)
+        for label, intersect in (("each attribute alone", False),
+                                 ("intersections (60 groups)", True)):
+            columns = [["sex", "race", "age"]] if intersect else [["sex"], ["race"], ["age"]]
+            t_ours, ours = best_of(lambda: fairness_report(
+                y_true, y_pred, sensitive_features=frame, intersect=intersect), repeat)
+            t_mf, theirs = best_of(lambda: metricframe_report(y_true, y_pred, frame, columns),
+                                   1)
+            diff = 0.0
+            for k, (by_group, *_rest) in enumerate(theirs):
+                name = " & ".join(columns[k]) if intersect else columns[k][0]
+                mine = ours.by_group.loc[name]
+                if intersect:
+                    mine.index = pd.MultiIndex.from_tuples(
+                        [tuple(g.split(" & ")) for g in mine.index])
+                mine = mine.reindex(by_group.index)
+                for q in by_group.columns:
+                    diff = max(diff, float(np.nanmax(np.abs(
+                        mine[q].to_numpy(float) - by_group[q].to_numpy(float)))))
+            print(f"{n:>10,}  {label:32s}{t_ours:9.3f}{t_mf:15.2f}{t_mf / t_ours:8.1f}"
+                  f"{diff:12.1e}")
+    print("target: fairness_report at least 20x faster than MetricFrame")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--group-rows", type=int, default=1_000_000)
     parser.add_argument("--hfm-rows", type=int, default=30_000)
     parser.add_argument("--features", type=int, default=100)
+    parser.add_argument("--report-rows", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--only-report", action="store_true",
+                        help="run part 3 alone (fairness_report against MetricFrame)")
     args = parser.parse_args()
     print(f"python {platform.python_version()}, numpy {np.__version__}, "
           f"scikit-learn {sklearn.__version__}, pandas {pd.__version__}, "
           f"{platform.machine()}")
-    bench_group(args.group_rows, args.repeat)
-    bench_hfm(args.hfm_rows, args.features, max(1, args.repeat - 1))
+    if not args.only_report:
+        bench_group(args.group_rows, args.repeat)
+        bench_hfm(args.hfm_rows, args.features, max(1, args.repeat - 1))
+    bench_report(args.report_rows, args.repeat)
 
 
 if __name__ == "__main__":

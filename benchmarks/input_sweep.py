@@ -307,8 +307,12 @@ def build_cases(tmp):
             {"sex": {"df": 0.1}}, measures=["nope"]), fragment="nope")
         add("plot_hfm_by_attribute", "empty measures", lambda: plot_hfm_by_attribute(
             {"sex": {"df": 0.1}}, measures=[]), fragment="measures")
-        add("plot_fairness_tradeoff", "lengths differ", lambda: plot_fairness_tradeoff(
-            [0.1, 0.2], [0.3]), fragment="length")
+        add("plot_fairness_tradeoff", "scores of different lengths",
+            lambda: plot_fairness_tradeoff({"mean_test_hfm": [0.1, 0.2],
+                                            "mean_test_acc": [0.3]}, performance="acc"),
+            fragment="holds 2 values of 'hfm' and 1 of 'acc'")
+        add("plot_fairness_tradeoff", "a list", lambda: plot_fairness_tradeoff([0.1, 0.2]),
+            fragment="cv_results must be")
         add("plot_approx_vs_exact", "NaN values", lambda: plot_approx_vs_exact(
             [0.1, np.nan, 0.3], [0.1, 0.2, 0.3]), fragment="NaN")
         add("plot_approx_vs_exact", "strings", lambda: plot_approx_vs_exact(

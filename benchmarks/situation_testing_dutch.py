@@ -12,7 +12,7 @@ occupation the decision (1 = the positive decision). Prints
   reassigned at random, 100 positive women turned negative, 100 other women
   as negatives), K = 10, 30, 50, 70, 90, 10 repeats;
 * a documented variant of 2b where the prejudiced decision maker acts on a
-  share of the women in some profiles (see docs/situation_testing.md).
+  share of the women in some profiles (see docs/user_guide/situation_testing_design.rst).
 
 Usage::
 

@@ -31,7 +31,7 @@ extensions = [
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "render_reports.py"]
 root_doc = "index"
 
 autosummary_generate = True
@@ -59,6 +59,16 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"skfair_manifold {version}"
 html_static_path = []
+
+# Formulas readable offline: MathJax 3 from the django-static-mathjax wheel (docs
+# extra), copied into _static, instead of the default CDN script.
+try:
+    import mathjax as _mathjax
+except ImportError as exc:  # pragma: no cover - the docs extra installs it
+    raise RuntimeError("the docs need MathJax offline: pip install django-static-mathjax "
+                       "(in the docs extra)") from exc
+html_static_path.append(os.path.join(os.path.dirname(_mathjax.__file__), "static"))
+mathjax_path = "mathjax/es5/tex-chtml.js"
 html_theme_options = {
     "navigation_with_keys": False,
     "show_prev_next": True,

@@ -2,7 +2,7 @@
 
 import sys
 
-from skfair_manifold._cli import main
+from skfair_manifold.cli import main
 
-if __name__ == "__main__":  # pragma: no cover - exercised through subprocess tests
+if __name__ == "__main__":  # pragma: no cover - exercised through a subprocess test
     sys.exit(main())

@@ -9,7 +9,7 @@
 4. Audit every decision by situation testing (CBN-DD, then KNN-DD) and count
    how many of the planted cases each finds.
 
-Only the core dependencies are needed (numpy, scipy, scikit-learn).
+Only the core dependencies are needed (numpy, scipy, scikit-learn, pandas).
 """
 
 import sys
@@ -50,25 +50,26 @@ def _models(n_features, n_sensitive):
     }
 
 
-def _measure(name, model, X_test, y_test, F_test, A_test, sensitive, seed):
+def _measure(name, model, X_test, y_test, sensitive, seed):
+    """Accuracy and one :func:`~skfair_manifold.metrics.fairness_report` of ``model``."""
     import numpy as np
 
-    from skfair_manifold import metrics
+    from skfair_manifold.metrics import fairness_report
 
     y_pred = model.predict(X_test)
-    report = metrics.hfm_report(y_test, y_pred, X=F_test, sensitive_features=A_test,
-                                method="exact")
-    groups = dict(y_true=y_test, y_pred=y_pred, sensitive_features=A_test)
+    report = fairness_report(y_test, y_pred, sensitive_features=sensitive, X=X_test,
+                             estimator=model, hfm_options={"method": "exact"},
+                             random_state=seed)
+    worst = report.gaps.loc["all attributes"]
     return {
         "model": name,
         "accuracy": float(np.mean(y_pred == y_test)),
-        "hfm_max": report.hfm_max,
-        "hfm_avg": report.hfm_avg,
-        "dp": metrics.demographic_parity(**groups),
-        "eo": metrics.equal_opportunity(**groups),
-        "pqp": metrics.predictive_quality_parity(**groups),
-        "dr": metrics.discriminative_risk(model, X_test, sensitive=sensitive,
-                                          random_state=seed),
+        "hfm_max": float(report.hfm.loc["all attributes", "hfm_max"]),
+        "hfm_avg": float(report.hfm.loc["all attributes", "hfm_avg"]),
+        "dp": float(worst["demographic_parity_difference"]),
+        "eo": float(worst["equal_opportunity_difference"]),
+        "pqp": float(worst["predictive_quality_parity_difference"]),
+        "dr": float(report.dr["all attributes"]),
         "report": report,
     }
 
@@ -118,8 +119,7 @@ def run_demo(*, n_samples=6000, seed=0, out=None):
     rows = []
     for name, model in _models(n_features, n_sensitive).items():
         model.fit(X[idx_train], y[idx_train])
-        rows.append(_measure(name, model, X[idx_test], y[idx_test], F[idx_test],
-                             A[idx_test], sensitive, seed))
+        rows.append(_measure(name, model, X[idx_test], y[idx_test], sensitive, seed))
     say(f"1. Four models trained on {len(idx_train)} rows, measured on the other "
         f"{len(idx_test)}")
     say("   (lower is fairer for every measure; 'blind' models never read the sensitive "
@@ -141,14 +141,14 @@ def run_demo(*, n_samples=6000, seed=0, out=None):
 
     # 3. Best trade-off -------------------------------------------------------
     best = _best_tradeoff(rows)
-    per = best["report"].per_attribute
-    worst = data.sensitive_names[int(np.nanargmax(per.hfm_avg))]
+    per_attribute = best["report"].hfm["hfm_avg"].to_numpy()[:n_sensitive]
+    worst = data.sensitive_names[int(np.nanargmax(per_attribute))]
     say(f"2. Best trade-off: {best['model']!r}, the lowest HFM avg ({best['hfm_avg']:.3f}) "
         f"among the models")
     say(f"   within {ACCURACY_SLACK * 100:.0f} point of the best accuracy (its accuracy: "
         f"{best['accuracy']:.3f}).")
     say("   Its HFM avg per attribute: " + ", ".join(
-        f"{name} {value:.3f}" for name, value in zip(data.sensitive_names, per.hfm_avg))
+        f"{name} {value:.3f}" for name, value in zip(data.sensitive_names, per_attribute))
         + f"; the least fair is {worst}.")
     say()
 

@@ -24,6 +24,20 @@ Two ways to give the scorer the sensitive attributes of the rows it scores:
    no routing at all. For HFM they are dropped from the features of the
    distance (the paper's ``x`` without ``a``) unless ``drop_sensitive=False``.
 
+Which features HFM measures distances on: with ``features="transformed"``
+(the default) and a :class:`~sklearn.pipeline.Pipeline`, the features as the
+final estimator sees them, i.e. the output of the pipeline's steps before the
+last (one-hot encoded, scaled), with the outputs of the sensitive columns left
+out; with ``features="input"``, the ``X`` the search hands to the scorer
+(which must then be numeric). The transformed features are the default
+because the distance between people should be measured on what the model
+compares, and because a pipeline's raw input (strings) has no distance.
+
+``response_method="predict_proba"`` or ``"decision_function"`` with a
+``threshold`` turns scores into the two classes of a binary classifier; the
+group metrics need classes, and a regression target is refused with a clear
+error.
+
 Scorers whose metric is randomised (HFM with the certified approximation,
 which ``method="auto"`` uses beyond its crossover, and DR) use
 ``random_state=0`` unless told otherwise, so that every candidate of a search
@@ -31,7 +45,7 @@ is measured with the same projections or perturbation.
 """
 
 import inspect
-from numbers import Integral
+from numbers import Integral, Real
 
 import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
@@ -48,6 +62,7 @@ from .utils._sklearn_compat import StrOptions, _BaseScorer, validate_params
 from .utils._validation import resolve_columns, split_columns
 
 __all__ = [
+    "MostAccurateWithin",
     "demographic_parity_scorer",
     "equal_opportunity_scorer",
     "hfm_avg_scorer",
@@ -67,6 +82,12 @@ _METRICS = {
 }
 _NEEDS_X = {"hfm_max", "hfm_avg"}
 
+MSG_HFM_NO_WEIGHTS = (
+    "{scorer} takes no sample_weight: HFM (Eq. 8) is a distance between sets of rows, which "
+    "the paper defines without row weights. Score without sample_weight (scikit-learn's "
+    "searches pass it only to scorers that take it), or use a group scorer such as "
+    "demographic_parity_scorer, which weights rows."
+)
 MSG_NO_SENSITIVE = (
     "{scorer} needs the sensitive attributes of the rows it scores and received none. "
     "{state} Either\n"
@@ -85,22 +106,118 @@ MSG_BOTH = (
     "{scorer} takes the sensitive columns from X (sensitive={sensitive!r}); do not also "
     "pass sensitive_features."
 )
+MSG_NAMES_OUT = (
+    "{scorer} measures HFM on the features the final estimator sees, so it must tell which "
+    "outputs of the pipeline's steps come from the sensitive columns {columns!r}, and "
+    "{steps} has no get_feature_names_out ({error}). Give the pipeline steps that have it "
+    "(every scikit-learn transformer does), or build the scorer with features='input' to "
+    "measure on the pipeline's input X (which must then be numeric)."
+)
+MSG_REGRESSION = (
+    "{scorer}: y_true is a continuous (regression) target, but {metric} compares the rate of "
+    "one class across groups. Use it with a classifier's labels; HFM scorers "
+    "(make_hfm_scorer) accept numeric targets, whose value is a coordinate of the distance."
+)
+MSG_NOT_BINARY_SCORES = (
+    "{scorer} thresholds {response_method} into two classes, but the estimator has "
+    "{n_classes} classes ({classes}); use response_method='predict' with pos_label= for "
+    "multi-class targets."
+)
+MSG_RESPONSE = (
+    "response_method must be 'predict', 'predict_proba' or 'decision_function'; got "
+    "{value!r}."
+)
+MSG_FEATURES = "features must be 'transformed' or 'input'; got {value!r}."
+MSG_THRESHOLD = (
+    "threshold={value!r} needs response_method='predict_proba' or 'decision_function' "
+    "(predict already returns classes)."
+)
+_RESPONSE_METHODS = ("predict", "predict_proba", "decision_function")
+_DEFAULT_THRESHOLD = {"predict_proba": 0.5, "decision_function": 0.0}
 
 
 def _predict(estimator, response_method, X, **kwargs):
-    return estimator.predict(X)
+    return getattr(estimator, response_method)(X)
+
+
+def _is_pipeline(estimator):
+    from sklearn.pipeline import Pipeline
+
+    return isinstance(estimator, Pipeline) and len(estimator.steps) > 1
+
+
+def _derived_from(name, column):
+    """True when the output feature ``name`` comes from input column ``column``.
+
+    scikit-learn names outputs ``<transformer>__<input>`` (ColumnTransformer) and
+    ``<input>_<category>`` (OneHotEncoder); a pass-through output keeps the name.
+    """
+    column = str(column)
+    tail = name.split("__", 1)[1] if "__" in name else name
+    return tail == column or tail.startswith(column + "_") or name == column
+
+
+def transformed_features(estimator, X, drop_columns, scorer="scorer"):
+    """The output of ``estimator``'s steps before the last, without the outputs of
+    ``drop_columns`` (input column names); ``X`` itself for a bare estimator."""
+    import numpy as np
+
+    if not _is_pipeline(estimator):
+        return X, None
+    head = estimator[:-1]
+    Xt = head.transform(X)
+    if hasattr(Xt, "toarray"):  # sparse one-hot output
+        Xt = Xt.toarray()
+    if hasattr(Xt, "to_numpy"):
+        Xt = Xt.to_numpy()
+    Xt = np.asarray(Xt, dtype=np.float64)
+    if not drop_columns:
+        return Xt, None
+    try:
+        names = [str(n) for n in head.get_feature_names_out()]
+    except (AttributeError, ValueError, TypeError) as exc:
+        raise ValueError(MSG_NAMES_OUT.format(
+            scorer=scorer, columns=list(drop_columns), steps=type(head[-1]).__name__,
+            error=" ".join(str(exc).split())[:200])) from None
+    keep = [j for j, name in enumerate(names)
+            if not any(_derived_from(name, c) for c in drop_columns)]
+    return Xt[:, keep], [names[j] for j in keep]
+
+
+def _routed_names(A, X):
+    """Names of routed sensitive columns that are also columns of ``X``."""
+    from .utils._validation import is_dataframe, is_series
+
+    if is_dataframe(A):
+        names = list(A.columns)
+    elif is_series(A) and getattr(A, "name", None) is not None:
+        names = [A.name]
+    else:
+        return []
+    columns = list(X.columns) if is_dataframe(X) else []
+    return [n for n in names if n in columns]
 
 
 class _FairnessScorer(_BaseScorer):
     """Negated fairness metric as a scorer; sensitive attributes routed or taken from X."""
 
     def __init__(self, name, metric_kwargs, *, sensitive=None, drop_sensitive=True,
-                 label=None):
-        super().__init__(_METRICS[name], -1, dict(metric_kwargs), response_method="predict")
+                 label=None, features="transformed", response_method="predict",
+                 threshold=None):
+        if response_method not in _RESPONSE_METHODS:
+            raise ValueError(MSG_RESPONSE.format(value=response_method))
+        if features not in ("transformed", "input"):
+            raise ValueError(MSG_FEATURES.format(value=features))
+        if threshold is not None and response_method == "predict":
+            raise ValueError(MSG_THRESHOLD.format(value=threshold))
+        super().__init__(_METRICS[name], -1, dict(metric_kwargs),
+                         response_method=response_method)
         self._name = name
         self._sensitive = sensitive
         self._drop_sensitive = drop_sensitive
         self._label = label
+        self._features = features
+        self._threshold = threshold
         self._factory = (f'make_hfm_scorer("{name[4:]}", ' if name in _NEEDS_X
                          else f'make_fairness_scorer("{name}", ')
         self._metadata_request = MetadataRequest(owner=self)
@@ -115,6 +232,12 @@ class _FairnessScorer(_BaseScorer):
             args += [f"sensitive={self._sensitive!r}"]
             if self._name in _NEEDS_X:
                 args += [f"drop_sensitive={self._drop_sensitive!r}"]
+        if self._features != "transformed" and self._name in _NEEDS_X:
+            args += [f"features={self._features!r}"]
+        if self._response_method != "predict":
+            args += [f"response_method={self._response_method!r}"]
+        if self._threshold is not None:
+            args += [f"threshold={self._threshold!r}"]
         args += [f"{k}={v!r}" for k, v in self._kwargs.items()]
         return f"make_fairness_scorer({', '.join(args)})"
 
@@ -125,6 +248,8 @@ class _FairnessScorer(_BaseScorer):
         metadata routing.
         """
         if sample_weight is not None:
+            if self._name in _NEEDS_X:
+                raise TypeError(MSG_HFM_NO_WEIGHTS.format(scorer=repr(self)))
             kwargs["sample_weight"] = sample_weight
         return self._score(_predict, estimator, X, y_true, **kwargs)
 
@@ -141,11 +266,41 @@ class _FairnessScorer(_BaseScorer):
                 else MSG_STATE_OFF
             raise ValueError(MSG_NO_SENSITIVE.format(scorer=repr(self), state=state,
                                                      factory=self._factory))
-        y_pred = method_caller(estimator, "predict", X)
+        y_pred = self._predictions(method_caller, estimator, X)
         if self._name in _NEEDS_X:
+            if self._features == "transformed" and _is_pipeline(estimator):
+                drop = []
+                if self._sensitive is not None and self._drop_sensitive:
+                    _, drop = resolve_columns(X, self._sensitive)
+                elif self._sensitive is None:
+                    drop = _routed_names(A, X)
+                X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(self))
             kwargs["X"] = X_metric
+        else:
+            from sklearn.utils.multiclass import type_of_target
+
+            if type_of_target(y_true) == "continuous":
+                raise ValueError(MSG_REGRESSION.format(scorer=repr(self), metric=self._name))
         return self._sign * self._score_func(
             y_true, y_pred, sensitive_features=A, **{**self._kwargs, **kwargs})
+
+    def _predictions(self, method_caller, estimator, X):
+        """Class predictions: ``predict``, or scores cut at the threshold (binary only)."""
+        import numpy as np
+
+        if self._response_method == "predict":
+            return method_caller(estimator, "predict", X)
+        classes = np.asarray(getattr(estimator, "classes_", [0, 1]))
+        if classes.shape[0] != 2:
+            raise ValueError(MSG_NOT_BINARY_SCORES.format(
+                scorer=repr(self), response_method=self._response_method,
+                n_classes=classes.shape[0], classes=classes.tolist()[:10]))
+        scores = np.asarray(method_caller(estimator, self._response_method, X))
+        if scores.ndim == 2:
+            scores = scores[:, 1]
+        threshold = self._threshold if self._threshold is not None \
+            else _DEFAULT_THRESHOLD[self._response_method]
+        return np.where(scores >= threshold, classes[1], classes[0])
 
 
 class _DRScorer(_BaseScorer):
@@ -191,10 +346,15 @@ _SENSITIVE = [str, Integral, list, tuple, None]
         "metric": [StrOptions(set(_METRICS))],
         "sensitive": _SENSITIVE,
         "drop_sensitive": ["boolean"],
+        "features": [StrOptions({"transformed", "input"})],
+        "response_method": [StrOptions(set(_RESPONSE_METHODS))],
+        "threshold": [Real, None],
     },
     prefer_skip_nested_validation=True,
 )
-def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True, **metric_kwargs):
+def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True,
+                         features="transformed", response_method="predict", threshold=None,
+                         **metric_kwargs):
     """A scorer (negated, higher is fairer) for any fairness metric of the package.
 
     Parameters
@@ -212,6 +372,21 @@ def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True, **metri
     drop_sensitive : bool, default=True
         HFM only: leave the ``sensitive`` columns out of the features of the
         distance (the paper's ``x`` without ``a``).
+
+    features : {"transformed", "input"}, default="transformed"
+        HFM only: with a Pipeline, measure distances on the output of its
+        steps before the last (what the final estimator sees), without the
+        outputs of the sensitive columns; or on the pipeline's input ``X``.
+        Without a Pipeline both are ``X``.
+
+    response_method : {"predict", "predict_proba", "decision_function"}, default="predict"
+        How the classes are obtained; the two score methods are cut at
+        ``threshold`` (binary classifiers only).
+
+    threshold : float or None, default=None
+        With a score method: the score at or above which the second class
+        of ``classes_`` is predicted (default 0.5 for ``predict_proba``, 0
+        for ``decision_function``).
 
     **metric_kwargs
         Options of the metric (``method``, ``pos_label``, ``m1``, ...). HFM
@@ -240,7 +415,8 @@ def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True, **metri
         metric_kwargs.setdefault("random_state", 0)
     _check_kwargs(_METRICS[metric], metric_kwargs, reserved={"X", "sensitive_features"})
     return _FairnessScorer(metric, metric_kwargs, sensitive=sensitive,
-                           drop_sensitive=drop_sensitive)
+                           drop_sensitive=drop_sensitive, features=features,
+                           response_method=response_method, threshold=threshold)
 
 
 @validate_params(
@@ -248,10 +424,14 @@ def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True, **metri
         "kind": [StrOptions({"max", "avg"})],
         "sensitive": _SENSITIVE,
         "drop_sensitive": ["boolean"],
+        "features": [StrOptions({"transformed", "input"})],
+        "response_method": [StrOptions(set(_RESPONSE_METHODS))],
+        "threshold": [Real, None],
     },
     prefer_skip_nested_validation=True,
 )
-def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, **metric_kwargs):
+def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, features="transformed",
+                    response_method="predict", threshold=None, **metric_kwargs):
     """An HFM scorer (``-hfm_max`` or ``-hfm_avg``), routed or with sensitive columns in X.
 
     Parameters
@@ -268,6 +448,24 @@ def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, **metric
     drop_sensitive : bool, default=True
         Leave the ``sensitive`` columns out of the features of the distance
         (the paper's ``x`` without ``a``); the estimator still sees them.
+
+    features : {"transformed", "input"}, default="transformed"
+        With a Pipeline: ``"transformed"`` measures distances on the output
+        of the steps before the last (the features the final estimator sees,
+        say one-hot encoded), without the outputs of the sensitive columns
+        (those named by ``sensitive``, or the routed ``sensitive_features``'
+        names found in ``X``); ``"input"`` on the ``X`` the search passes,
+        which must then be numeric. Without a Pipeline both are ``X``.
+
+    response_method : {"predict", "predict_proba", "decision_function"}, \
+default="predict"
+        How the predicted classes are obtained; a score method is cut at
+        ``threshold`` (binary classifiers only).
+
+    threshold : float or None, default=None
+        With a score method, the score at or above which the second class
+        of ``classes_`` is predicted (default 0.5 for probabilities, 0 for
+        decision values).
 
     **metric_kwargs
         Options of the metric: ``method`` ("auto", the default, "approx" or
@@ -298,7 +496,8 @@ def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, **metric
     _check_kwargs(_METRICS[f"hfm_{kind}"], metric_kwargs,
                   reserved={"X", "sensitive_features"})
     return _FairnessScorer(f"hfm_{kind}", metric_kwargs, sensitive=sensitive,
-                           drop_sensitive=drop_sensitive)
+                           drop_sensitive=drop_sensitive, features=features,
+                           response_method=response_method, threshold=threshold)
 
 
 @validate_params(
@@ -344,6 +543,74 @@ def make_dr_scorer(*, sensitive, **metric_kwargs):
     metric_kwargs.setdefault("random_state", 0)
     _check_kwargs(discriminative_risk, metric_kwargs, reserved={"sensitive"})
     return _DRScorer({"sensitive": sensitive, **metric_kwargs})
+
+
+MSG_NONE_WITHIN = (
+    "no candidate has a mean {fairness!r} score within the bound {bound} (the fairest "
+    "reaches {best:.4g}); refitting the fairest candidate instead."
+)
+
+
+class MostAccurateWithin:
+    """A ``refit`` rule: the most accurate candidate whose fairness stays within a bound.
+
+    For ``GridSearchCV(..., scoring={"acc": ..., "hfm": hfm_avg_scorer},
+    refit=MostAccurateWithin(0.05, fairness="hfm", score="acc"))``: among
+    the candidates whose mean fairness value (the negated score) is at most
+    ``bound``, the one with the best mean ``score``; ties go to the fairer.
+    When no candidate is within the bound, the fairest is chosen, with a
+    warning. Candidates whose fairness is ``nan`` are never within.
+
+    Parameters
+    ----------
+    bound : float
+        The largest fairness value allowed (say 0.05 for HFM avg, or 0.1 for
+        a DP gap): the scorers return its negation.
+
+    fairness : str, default="hfm"
+        The key of the fairness scorer in ``scoring``.
+
+    score : str, default="acc"
+        The key of the performance scorer in ``scoring``.
+
+    Examples
+    --------
+    >>> from skfair_manifold.scorers import MostAccurateWithin
+    >>> rule = MostAccurateWithin(0.1, fairness="dp", score="acc")
+    >>> rule({"mean_test_acc": [0.9, 0.85, 0.8], "mean_test_dp": [-0.3, -0.08, -0.02]})
+    1
+    """
+
+    def __init__(self, bound, *, fairness="hfm", score="acc"):
+        self.bound = bound
+        self.fairness = fairness
+        self.score = score
+
+    def __repr__(self):
+        return (f"MostAccurateWithin({self.bound!r}, fairness={self.fairness!r}, "
+                f"score={self.score!r})")
+
+    def __call__(self, cv_results):
+        import warnings
+
+        import numpy as np
+
+        for key in (self.fairness, self.score):
+            if f"mean_test_{key}" not in cv_results:
+                found = sorted(k[len("mean_test_"):] for k in cv_results
+                               if k.startswith("mean_test_"))
+                raise KeyError(f"{self!r}: no scorer named {key!r} in scoring; the "
+                               f"search has {found}.")
+        value = -np.asarray(cv_results[f"mean_test_{self.fairness}"], dtype=np.float64)
+        perf = np.asarray(cv_results[f"mean_test_{self.score}"], dtype=np.float64)
+        within = np.flatnonzero(np.nan_to_num(value, nan=np.inf) <= self.bound)
+        if within.size == 0:
+            best = int(np.nanargmin(value))
+            warnings.warn(MSG_NONE_WITHIN.format(fairness=self.fairness, bound=self.bound,
+                                                 best=value[best]), UserWarning, stacklevel=2)
+            return best
+        order = np.lexsort((value[within], -np.nan_to_num(perf[within], nan=-np.inf)))
+        return int(within[order[0]])
 
 
 hfm_max_scorer = _FairnessScorer("hfm_max", {"random_state": 0}, label="hfm_max_scorer")

@@ -1,10 +1,9 @@
-"""End-to-end tests of the command line, run as a subprocess on files the tests write."""
+"""The command line, called in-process through ``main(argv)``; one subprocess smoke test."""
 
-import importlib.util
 import io
 import json
-import re
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -12,25 +11,37 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skfair_manifold import _cli
-from skfair_manifold._cli import EXIT_DATA, EXIT_OK, EXIT_USAGE, Progress, build_parser
+from skfair_manifold.cli import EXIT_DATA, EXIT_OK, EXIT_USAGE, build_parser, main
+from skfair_manifold.cli import _io
+from skfair_manifold.cli._audit import Progress
+from skfair_manifold.cli._demo import MIN_SAMPLES
 
 pd = pytest.importorskip("pandas")
 
 ROOT = Path(__file__).resolve().parents[1]
-HAS_METRICS = importlib.util.find_spec("skfair_manifold.metrics") is not None
-HAS_AUDITOR = importlib.util.find_spec("skfair_manifold.situation_testing") is not None
-needs_metrics = pytest.mark.skipif(not HAS_METRICS, reason="skfair_manifold.metrics missing")
-needs_auditor = pytest.mark.skipif(not HAS_AUDITOR,
-                                   reason="skfair_manifold.situation_testing missing")
 
 
-def run(*args, cwd=None, stdin=None):
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    return subprocess.run([sys.executable, "-m", "skfair_manifold", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd, env=env, input=stdin,
-                          timeout=300)
+def cli(capsys, *args, stdin=None, monkeypatch=None):
+    """``main(args)`` in-process: (exit code, stdout, stderr)."""
+    if stdin is not None:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    try:
+        code = main([str(a) for a in args])
+    except SystemExit as exc:  # argparse: --help, --version, usage errors
+        code = exc.code
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def error_line(result):
+    """The one line of a data error (exit 1, nothing on stdout, no traceback)."""
+    code, out, err = result
+    assert code == EXIT_DATA, err
+    assert out == ""
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert "Traceback" not in err
+    return lines[0]
 
 
 @pytest.fixture(scope="module")
@@ -67,192 +78,306 @@ def decisions_csv(tmp_path_factory):
     return path, frame, data
 
 
+HFM_ARGS = ["--label", "y", "--prediction", "y_pred", "--sensitive", "sex", "race"]
+AUDIT_ARGS = ["--decision", "decision", "--positive-label", "yes", "--protected", "s0",
+              "--protected-value", "female", "--id", "person", "--quiet"]
+
+
 # --- help and usage ----------------------------------------------------------
 
 
 def test_every_option_has_help():
     parser = build_parser()
     subparsers = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"][0]
-    assert set(subparsers.choices) == {"hfm", "audit", "demo"}
+    assert set(subparsers.choices) == {"hfm", "report", "audit", "demo"}
     for name, sub in subparsers.choices.items():
         for action in sub._actions:
             assert action.help, f"{name}: option {action.option_strings or action.dest} has no help"
         assert sub.description
 
 
-def _help(command, capsys):
-    """``--help`` in-process: argparse prints and exits 0."""
-    with pytest.raises(SystemExit) as excinfo:
-        _cli.main([*command, "--help"])
-    assert excinfo.value.code == EXIT_OK
-    return capsys.readouterr().out
-
-
-def test_help_through_python_dash_m():
-    out = run("--help")
-    assert out.returncode == EXIT_OK
-    assert "usage: skfair-manifold" in out.stdout and "exit codes" in out.stdout
-
-
-@pytest.mark.parametrize("command", [[], ["hfm"], ["audit"], ["demo"]])
+@pytest.mark.parametrize("command", [[], ["hfm"], ["report"], ["audit"], ["demo"]])
 def test_help_explains_options(command, capsys):
-    text = _help(command, capsys)
-    assert "usage: skfair-manifold" in text
-    assert "exit codes" in text
+    code, text, _ = cli(capsys, *command, "--help")
+    assert code == EXIT_OK
+    assert "usage: skfair-manifold" in text and "exit codes" in text
     if command == ["hfm"]:
         for option in ("--label", "--prediction", "--sensitive", "--features", "--method",
-                       "--m1", "--m2", "--no-scale", "--pos-label", "--format", "--output"):
+                       "--m1", "--m2", "--no-scale", "--pos-label", "--format", "--output",
+                       "--max-categories", "--n-boot", "--intersect", "--debug"):
             assert option in text
     if command == ["audit"]:
         for option in ("--decision", "--positive-label", "--protected", "--protected-value",
                        "--method", "-k", "--tau", "--graph", "--alpha", "--alpha-test",
-                       "--quiet", "--all-rows", "--id", "--seed"):
+                       "--quiet", "--all-rows", "--id", "--seed", "--html",
+                       "--no-csv-escape"):
             assert option in text
 
 
-def test_version_and_usage_errors():
-    out = run("--version")
-    assert out.returncode == EXIT_OK and "skfair-manifold" in out.stdout
-    out = run()
-    assert out.returncode == EXIT_USAGE and "required" in out.stderr
-    out = run("hfm", "x.csv", "--label", "y")
-    assert out.returncode == EXIT_USAGE and "--prediction" in out.stderr
-    out = run("hfm", "x.csv", "--label", "y", "--prediction", "p", "--sensitive", "s",
-              "--m1", "0")
-    assert out.returncode == EXIT_USAGE and "at least 1" in out.stderr
-    out = run("audit", "x.csv", "--decision", "d", "--positive-label", "1", "--protected",
-              "s", "--protected-value", "1", "--tau", "2")
-    assert out.returncode == EXIT_USAGE and "[0, 1]" in out.stderr
+def test_version_and_usage_errors(capsys, tmp_path):
+    code, out, _ = cli(capsys, "--version")
+    assert code == EXIT_OK and "skfair-manifold" in out
+    code, _, err = cli(capsys)
+    assert code == EXIT_USAGE and "required" in err
+    code, _, err = cli(capsys, "hfm", "x.csv", "--label", "y")
+    assert code == EXIT_USAGE and "--prediction" in err
+    code, _, err = cli(capsys, "hfm", "x.csv", *HFM_ARGS, "--m1", "0")
+    assert code == EXIT_USAGE and "at least 1" in err
+    code, _, err = cli(capsys, "audit", "x.csv", "--decision", "d", "--positive-label", "1",
+                       "--protected", "s", "--protected-value", "1", "--tau", "2")
+    assert code == EXIT_USAGE and "[0, 1]" in err
+
+
+def test_empty_separator_is_a_usage_error(capsys, predictions_csv):
+    path, _ = predictions_csv
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "--sep", "")
+    assert code == EXIT_USAGE
+    assert "argument --sep: the separator is empty" in err
+
+
+def test_output_equal_to_input_is_refused(capsys, predictions_csv, tmp_path):
+    path, _ = predictions_csv
+    before = Path(path).read_bytes()
+    same = Path(path).parent / ".." / Path(path).parent.name / Path(path).name
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "-o", same)
+    assert code == EXIT_USAGE
+    assert "is the input file" in err
+    link = tmp_path / "link.csv"
+    link.symlink_to(path)
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "-o", link)
+    assert code == EXIT_USAGE and "is the input file" in err
+    assert Path(path).read_bytes() == before
 
 
 # --- bad files ---------------------------------------------------------------
 
-HFM_ARGS = ["--label", "y", "--prediction", "y_pred", "--sensitive", "sex", "race"]
+
+def test_missing_file(capsys, tmp_path):
+    line = error_line(cli(capsys, "hfm", tmp_path / "nope.csv", *HFM_ARGS))
+    assert line == ("skfair-manifold hfm: error: "
+                    + _io.MSG_NO_FILE.format(path=tmp_path / "nope.csv"))
 
 
-def _error(out):
-    assert out.returncode == EXIT_DATA, out.stderr
-    assert out.stdout == ""
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1, out.stderr  # one clear line, no traceback
-    return lines[0]
-
-
-def test_missing_file(tmp_path):
-    line = _error(run("hfm", tmp_path / "nope.csv", *HFM_ARGS))
-    assert line == f"skfair-manifold hfm: error: {_cli.MSG_NO_FILE.format(path=tmp_path / 'nope.csv')}"
-
-
-def test_missing_column_suggests_a_close_name(predictions_csv):
+def test_missing_column_suggests_a_close_name(capsys, predictions_csv):
     path, _ = predictions_csv
-    line = _error(run("hfm", path, "--label", "y", "--prediction", "y_pred",
-                      "--sensitive", "sexe"))
+    line = error_line(cli(capsys, "hfm", path, "--label", "y", "--prediction", "y_pred",
+                          "--sensitive", "sexe"))
     assert "column 'sexe' (--sensitive) is not in" in line
     assert "Did you mean 'sex'?" in line
     assert "income, age, city, sex, race, y, y_pred" in line
 
 
-def test_empty_and_header_only_files(tmp_path):
+def test_empty_and_header_only_files(capsys, tmp_path):
     empty = tmp_path / "empty.csv"
     empty.write_text("")
-    assert "is empty" in _error(run("hfm", empty, *HFM_ARGS))
+    assert "is empty" in error_line(cli(capsys, "hfm", empty, *HFM_ARGS))
     header = tmp_path / "header.csv"
     header.write_text("y,y_pred,sex,race\n")
-    assert "has 0 data row(s); at least 2 are needed" in _error(run("hfm", header, *HFM_ARGS))
+    assert "has 0 data row(s); at least 2 are needed" in error_line(
+        cli(capsys, "hfm", header, *HFM_ARGS))
 
 
-def test_malformed_csv(tmp_path):
+def test_malformed_csv(capsys, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("y,y_pred,sex,race,x\n1,0,F,1,0.5\n0,1,M,2,0.1,9,9\n1,1,F,0,0.3\n")
-    line = _error(run("hfm", bad, *HFM_ARGS))
-    assert "is not a well-formed CSV file" in line
-    assert "line 3" in line
+    line = error_line(cli(capsys, "hfm", bad, *HFM_ARGS))
+    assert "is not a well-formed CSV file" in line and "line 3" in line
 
 
-def test_binary_file(tmp_path):
+def test_binary_file(capsys, tmp_path):
     binary = tmp_path / "data.csv"
     binary.write_bytes(b"\xff\xfe\x00\x01\x80\x81" * 50)
-    line = _error(run("hfm", binary, *HFM_ARGS))
+    line = error_line(cli(capsys, "hfm", binary, *HFM_ARGS))
     assert "not a UTF-8 text file" in line or "not a well-formed CSV" in line
 
 
-def test_bad_values(tmp_path, predictions_csv):
+def test_input_is_a_folder(capsys, tmp_path):
+    line = error_line(cli(capsys, "hfm", tmp_path, *HFM_ARGS))
+    assert "It is a folder" in line
+
+
+def test_bad_values(capsys, tmp_path, predictions_csv):
     _, frame = predictions_csv
     bad = frame.head(20).copy()
     bad["y"] = bad["y"].astype(object)
     bad.loc[7, "y"] = "maybe"
     path = tmp_path / "bad_label.csv"
     bad.to_csv(path, index=False)
-    line = _error(run("hfm", path, *HFM_ARGS))
-    assert line.endswith(_cli.MSG_NOT_NUMERIC.format(column="y", role="--label",
-                                                     value="maybe", row=7, line=9))
-
+    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS))
+    assert line.endswith(_io.MSG_NOT_NUMERIC.format(column="y", role="--label",
+                                                    value="maybe", row=7, line=9))
     bad = frame.head(20).copy()
     bad["income"] = bad["income"].astype(object)
     bad.loc[3, "income"] = "12,5k"
     path = tmp_path / "bad_feature.csv"
     bad.to_csv(path, index=False)
     assert "column 'income' (a feature) must be numeric; the value '12,5k' at row 3" in \
-        _error(run("hfm", path, *HFM_ARGS))
-
+        error_line(cli(capsys, "hfm", path, *HFM_ARGS))
     gaps = frame.head(20).copy()
     gaps.loc[[2, 5], "sex"] = None
     path = tmp_path / "gaps.csv"
     gaps.to_csv(path, index=False)
-    line = _error(run("hfm", path, *HFM_ARGS))
-    assert "column 'sex' has missing values at row(s) 2, 5 (line(s) 4, 7 of the file)" in line
-
+    assert "column 'sex' has missing values at row(s) 2, 5 (line(s) 4, 7 of the file)" in \
+        error_line(cli(capsys, "hfm", path, *HFM_ARGS))
     single = frame.head(20).copy()
     single["sex"] = "F"
     path = tmp_path / "single.csv"
     single.to_csv(path, index=False)
-    assert "has a single value" in _error(run("hfm", path, *HFM_ARGS))
+    assert "has a single value" in error_line(cli(capsys, "hfm", path, *HFM_ARGS))
 
 
-def test_same_column_for_two_roles(predictions_csv):
+def test_same_column_for_two_roles(capsys, predictions_csv):
     path, _ = predictions_csv
-    line = _error(run("hfm", path, "--label", "y", "--prediction", "y", "--sensitive", "sex"))
+    line = error_line(cli(capsys, "hfm", path, "--label", "y", "--prediction", "y",
+                          "--sensitive", "sex"))
     assert "column 'y' is given to both --label and --prediction" in line
 
 
-AUDIT_ARGS = ["--decision", "decision", "--positive-label", "yes", "--protected", "s0",
-              "--protected-value", "female", "--id", "person", "--quiet"]
+def test_identifier_text_columns_are_refused_and_others_capped(capsys, tmp_path,
+                                                               predictions_csv):
+    _, frame = predictions_csv
+    named = frame.copy()
+    named["name"] = [f"person {i}" for i in range(len(named))]
+    path = tmp_path / "named.csv"
+    named.to_csv(path, index=False)
+    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS))
+    assert "text column(s) 'name' look like identifiers" in line
+    assert "--features" in line
+    # the same file works once the features are listed
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "--features", "income", "age")
+    assert code == EXIT_OK, err
+    # a text column with many values, not an identifier: the rare values are merged
+    many = frame.copy()
+    many["zip"] = [f"z{i % 80}" for i in range(len(many))]  # 80 values, 5 rows each
+    path = tmp_path / "many.csv"
+    many.to_csv(path, index=False)
+    code, out, err = cli(capsys, "hfm", path, *HFM_ARGS, "--max-categories", "10",
+                         "--format", "json")
+    assert code == EXIT_OK, err
+    assert "zip have more than 10 values: the 9 most frequent are kept" in err
+    # 2 numeric + city (3) + zip (9 + other) = 15 columns
+    assert json.loads(out)["info"]["n_features"] == 2 + 3 + 10
 
 
-def test_audit_bad_values(tmp_path, decisions_csv):
-    path, frame, _ = decisions_csv
-    args = [a if a != "female" else "woman" for a in AUDIT_ARGS]
-    line = _error(run("audit", path, *args))
-    assert line.endswith(_cli.MSG_BAD_CHOICE.format(
-        option="--protected-value", value="woman", column="s0", values="female, male"))
-    args = [a if a != "yes" else "approved" for a in AUDIT_ARGS]
-    assert "--positive-label 'approved' is not a value of column 'decision'" in \
-        _error(run("audit", path, *args))
-    three = frame.head(50).copy()
-    three.loc[0, "decision"] = "maybe"
-    bad = tmp_path / "three.csv"
-    three.to_csv(bad, index=False)
-    assert "must hold exactly 2 values" in _error(run("audit", bad, *AUDIT_ARGS))
-    dup = frame.head(50).copy()
-    dup.loc[1, "person"] = dup.loc[0, "person"]
-    bad = tmp_path / "dup.csv"
-    dup.to_csv(bad, index=False)
-    assert "must identify rows; 'p0000' appears twice" in _error(run("audit", bad, *AUDIT_ARGS))
+# --- outputs: atomic, one-line errors ----------------------------------------------
 
 
-def test_audit_bad_graph_file(tmp_path, decisions_csv):
+@pytest.mark.parametrize("target", ["/dev/full", "folder", "missing/out.json"])
+def test_every_output_error_is_one_line(capsys, tmp_path, predictions_csv, target):
+    path, _ = predictions_csv
+    if target == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    output = target if target.startswith("/") else tmp_path / target
+    if target == "folder":
+        output.mkdir()
+    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS, "--quiet", "-o", output))
+    assert line.startswith("skfair-manifold hfm: error: cannot write")
+    if target == "/dev/full":
+        assert "no space left on device" in line
+        assert Path("/dev/full").is_char_device()  # written to, never replaced
+
+
+def test_graph_pointing_at_a_folder(capsys, tmp_path, decisions_csv):
     path, _, _ = decisions_csv
-    graph = tmp_path / "graph.json"
-    graph.write_text("{not json")
-    assert "is not valid JSON" in _error(run("audit", path, *AUDIT_ARGS, "--graph", graph))
-    graph.write_text('{"decision": "x0"}')
-    assert "must hold a JSON object mapping each node" in \
-        _error(run("audit", path, *AUDIT_ARGS, "--graph", graph))
-    assert "no such file" in _error(run("audit", path, *AUDIT_ARGS, "--graph",
-                                        tmp_path / "none.json"))
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--graph", tmp_path))
+    assert line.startswith("skfair-manifold audit: error: cannot read")
 
 
-# --- the progress bar ----------------------------------------------------------
+def test_atomic_output_keeps_the_old_file_on_failure(tmp_path, monkeypatch):
+    target = tmp_path / "result.json"
+    target.write_text("old content\n")
+    real_replace = os.replace
+
+    def interrupted(src, dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        _io.write_text(str(target), "new content\n" * 1000)
+    assert target.read_text() == "old content\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["result.json"]  # no temp left
+    monkeypatch.setattr(os, "replace", real_replace)
+    _io.write_text(str(target), "new\n")
+    assert target.read_text() == "new\n"
+
+
+def test_a_full_disk_leaves_the_old_file(tmp_path, monkeypatch):
+    target = tmp_path / "result.csv"
+    target.write_text("old\n")
+
+    def full(fd):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(_io.CLIError, match="no space left on device"):
+        _io.write_text(str(target), "x" * 10000)
+    assert target.read_text() == "old\n"
+    assert len(list(tmp_path.iterdir())) == 1
+
+
+def test_unexpected_errors_show_no_traceback_unless_debug(capsys, predictions_csv,
+                                                          monkeypatch):
+    from skfair_manifold.cli import _hfm
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("something\nbroke")
+
+    monkeypatch.setattr(_hfm, "result_dict", broken)
+    path, _ = predictions_csv
+    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS, "--quiet"))
+    assert "unexpected RuntimeError: something broke" in line and "--debug" in line
+    with pytest.raises(RuntimeError):
+        main(["hfm", str(path), *HFM_ARGS, "--quiet", "--debug"])
+    with pytest.raises(RuntimeError):
+        main(["--debug", "hfm", str(path), *HFM_ARGS, "--quiet"])
+
+
+def test_demo_too_small_names_the_smallest_size(capsys):
+    line = error_line(cli(capsys, "demo", "--n-samples", "10"))
+    assert f"at least {MIN_SAMPLES} rows" in line
+    assert f"--n-samples {MIN_SAMPLES}" in line
+
+
+# --- CSV injection -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("cell, expected", [
+    ("=HYPERLINK(\"http://x\")", "'=HYPERLINK(\"http://x\")"),
+    ("+1+2", "'+1+2"), ("-2+3", "'-2+3"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tx", "'\tx"), ("\rx", "'\rx"), ("-0.25", "-0.25"), ("plain", "plain"), (3, 3),
+])
+def test_escape_cell(cell, expected):
+    assert _io.escape_cell(cell) == expected
+
+
+def test_audit_csv_escapes_formulas_unless_told_not_to(capsys, tmp_path, decisions_csv):
+    path, frame, _ = decisions_csv
+    evil = frame.copy()
+    evil["person"] = [f"=HYPERLINK(\"http://e/{i}\")" if i % 2 else f"@p{i}"
+                      for i in range(len(evil))]
+    evil["s0"] = evil["s0"].map({"female": "-female", "male": "male"})
+    bad = tmp_path / "evil.csv"
+    evil.to_csv(bad, index=False)
+    at = AUDIT_ARGS.index("--protected-value")
+    args = AUDIT_ARGS[:at] + ["--protected-value=-female"] + AUDIT_ARGS[at + 2:]
+    out_csv = tmp_path / "flagged.csv"
+    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", out_csv)
+    assert code == EXIT_OK, err
+    written = pd.read_csv(out_csv)
+    assert len(written) > 0
+    assert written["person"].str.startswith("'").all()
+    assert (written["s0"] == "'-female").all()
+    for cell in written["testers_unprotected"]:
+        assert all(item.startswith("'") for item in cell.split(";"))
+    raw = tmp_path / "raw.csv"
+    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", raw, "--no-csv-escape")
+    assert code == EXIT_OK, err
+    unescaped = pd.read_csv(raw)
+    assert unescaped["person"].str.startswith(("=", "@")).all()
+    assert (unescaped["s0"] == "-female").all()
+
+
+# --- the progress bar ------------------------------------------------------------------
 
 
 class _Terminal(io.StringIO):
@@ -269,13 +394,11 @@ def test_progress_bar_only_on_a_terminal():
     text = tty.getvalue()
     assert text.count("\r") == 2 and "100%" in text and "10/10 rows" in text
     assert text.endswith("\n")
-
     pipe = io.StringIO()
     bar = Progress(10, label="auditing", stream=pipe)
     bar.update(10)
     bar.close()
     assert pipe.getvalue() == ""
-
     quiet = _Terminal()
     bar = Progress(10, label="auditing", stream=quiet, enabled=False)
     bar.update(10)
@@ -283,143 +406,221 @@ def test_progress_bar_only_on_a_terminal():
     assert quiet.getvalue() == ""
 
 
-# --- hfm, end to end -------------------------------------------------------------
-
-
-@needs_metrics
-def test_hfm_json_matches_the_library(predictions_csv, tmp_path):
-    from skfair_manifold.metrics import demographic_parity, hfm_report
-
-    path, frame = predictions_csv
-    out_file = tmp_path / "measures.json"
-    out = run("hfm", path, *HFM_ARGS, "--method", "exact", "--format", "json",
-              "-o", out_file)
-    assert out.returncode == EXIT_OK, out.stderr
-    assert "one-hot encoded the text column(s) city" in out.stderr
-    result = json.loads(out_file.read_text())
-    features = np.column_stack([frame["income"], frame["age"],
-                                pd.get_dummies(frame["city"], dtype=float).to_numpy()])
-    report = hfm_report(frame["y"], frame["y_pred"], X=features,
-                        sensitive_features=frame[["sex", "race"]], method="exact")
-    assert result["hfm_max"] == pytest.approx(report.hfm_max, rel=1e-9)
-    assert result["hfm_avg"] == pytest.approx(report.hfm_avg, rel=1e-9)
-    assert set(result["per_attribute"]) == {"sex", "race"}
-    assert result["per_attribute"]["race"]["hfm_avg"] == pytest.approx(
-        report.per_attribute.hfm_avg[1], rel=1e-9)
-    assert result["baselines"]["demographic_parity"] == pytest.approx(
-        demographic_parity(frame["y"], frame["y_pred"],
-                           sensitive_features=frame[["sex", "race"]]))
-    assert result["info"]["n_rows"] == len(frame)
-    assert result["info"]["features"] == ["income", "age", "city"]
-
-
-@needs_metrics
-def test_hfm_table_reproducible_and_from_stdin(predictions_csv):
-    path, _ = predictions_csv
-    first = run("hfm", path, *HFM_ARGS, "--seed", "3", "--features", "income", "age")
-    second = run("hfm", "-", *HFM_ARGS, "--seed", "3", "--features", "income", "age",
-                 stdin=Path(path).read_text())
-    assert first.returncode == second.returncode == EXIT_OK, first.stderr + second.stderr
-    assert first.stdout == second.stdout
-    lines = first.stdout.splitlines()
-    assert lines[0].split() == ["attribute", "HFM", "max", "HFM", "avg", "DP", "EO", "PQP"]
-    assert [line.split()[0] for line in lines[2:5]] == ["sex", "race", "all"]
-    assert "natural logarithm" in first.stdout
-
-
-# --- audit, end to end -------------------------------------------------------------
-
-
-@needs_auditor
-def test_audit_csv_and_json(decisions_csv, tmp_path):
-    path, frame, data = decisions_csv
-    out_csv = tmp_path / "flagged.csv"
-    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "-o", out_csv)
-    assert out.returncode == EXIT_OK, out.stderr
-    assert out.stderr == ""  # --quiet
-    flagged = pd.read_csv(out_csv)
-    assert {"row", "person", "p1", "p2", "diff"} <= set(flagged.columns)
-    assert len(flagged) > 0
-    # flagged rows are protected, with a negative decision, and diff > tau
-    rows = frame.iloc[flagged["row"]]
-    assert (rows["s0"] == "female").all() and (rows["decision"] == "no").all()
-    assert (flagged["diff"] > 0.05).all()
-    assert (flagged["person"] == rows["person"].to_numpy()).all()
-    # most flagged rows are planted cases
-    assert data.discriminated[flagged["row"]].mean() > 0.5
-
-    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "--format", "json", "--all-rows")
-    assert out.returncode == EXIT_OK, out.stderr
-    payload = json.loads(out.stdout)
-    assert payload["n_rows"] == len(frame) == len(payload["rows"])
-    assert payload["n_flagged"] == len(flagged)
-
-
-@needs_auditor
-def test_audit_summary_on_stderr_without_progress_bar_when_piped(decisions_csv):
+def test_audit_progress_bar_in_batches(capsys, decisions_csv, tmp_path, monkeypatch):
+    tty = _Terminal()
+    monkeypatch.setattr(sys, "stderr", tty)
     path, _, _ = decisions_csv
     args = [a for a in AUDIT_ARGS if a != "--quiet"]
-    out = run("audit", path, *args, "-k", "20")
-    assert out.returncode == EXIT_OK, out.stderr
-    assert "\r" not in out.stderr  # stderr is a pipe here: no progress bar
-    assert "flagged as discriminated" in out.stderr
-
-
-@needs_auditor
-@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
-def test_audit_progress_bar_on_a_terminal(decisions_csv, tmp_path):
-    import pty
-
-    path, _, _ = decisions_csv
-    args = [a for a in AUDIT_ARGS if a != "--quiet"]
-    leader, follower = pty.openpty()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "skfair_manifold", "audit", str(path), *args, "-k", "20",
-             "--batch-size", "500", "-o", str(tmp_path / "out.csv")],
-            stderr=follower, stdout=subprocess.PIPE, env=env, timeout=300)
-        os.close(follower)
-        chunks = []
-        while True:
-            try:
-                chunk = os.read(leader, 4096)
-            except OSError:
-                break
-            if not chunk:
-                break
-            chunks.append(chunk)
-    finally:
-        os.close(leader)
-    assert proc.returncode == EXIT_OK
-    text = b"".join(chunks).decode()
+    code = main(["audit", str(path), *args, "-k", "20", "--batch-size", "500", "-o",
+                 str(tmp_path / "out.csv")])
+    assert code == EXIT_OK
+    text = tty.getvalue()
     assert text.count("\rauditing [") == 3  # 1500 rows in batches of 500
     assert "1500/1500 rows" in text
 
 
-@needs_auditor
-def test_audit_with_a_given_graph(decisions_csv, tmp_path):
+# --- hfm, end to end -------------------------------------------------------------------
+
+
+def test_hfm_json_matches_the_library(capsys, predictions_csv, tmp_path):
+    from skfair_manifold.metrics import demographic_parity, hfm_report
+
+    path, frame = predictions_csv
+    out_file = tmp_path / "measures.json"
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "--method", "exact", "--format",
+                       "json", "-o", out_file)
+    assert code == EXIT_OK, err
+    assert "one-hot encoded the text column(s) city" in err
+    text = out_file.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    result = json.loads(text)
+    features = np.column_stack([frame["income"], frame["age"],
+                                pd.get_dummies(frame["city"], dtype=float).to_numpy()])
+    report = hfm_report(frame["y"], frame["y_pred"], X=features,
+                        sensitive_features=frame[["sex", "race"]], method="exact")
+    assert result["hfm_max"] == pytest.approx(report.hfm_max, rel=1e-5)
+    assert result["hfm_avg"] == pytest.approx(report.hfm_avg, rel=1e-5)
+    assert set(result["per_attribute"]) == {"sex", "race"}
+    assert result["per_attribute"]["race"]["hfm_avg"] == pytest.approx(
+        report.per_attribute.hfm_avg[1], rel=1e-5)
+    assert result["baselines"]["demographic_parity"] == pytest.approx(
+        demographic_parity(frame["y"], frame["y_pred"],
+                           sensitive_features=frame[["sex", "race"]]), rel=1e-5)
+    assert result["by_group"]["sex"]["F"]["count"] == int((frame["sex"] == "F").sum())
+    assert result["info"]["n_rows"] == len(frame)
+    assert result["info"]["features"] == ["income", "age", "city"]
+    assert result["digits"] == 6
+    # floats are rounded to 6 significant digits
+    for value in (result["hfm_max"], result["distances"]["D_avg"]):
+        assert value == float(f"{value:.6g}")
+
+
+def test_json_has_no_nan_token_and_explains_undefined_values(capsys, tmp_path):
+    # group b has no positive label: EO is undefined for it
+    frame = pd.DataFrame({"y": [1, 0, 1, 0, 0, 0, 1, 0], "y_pred": [1, 0, 0, 1, 0, 1, 1, 0],
+                          "g": ["a", "a", "a", "a", "b", "b", "c", "c"],
+                          "x": [0.1, 0.5, 0.3, 0.9, 0.2, 0.7, 0.4, 0.6]})
+    path = tmp_path / "small.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = cli(capsys, "hfm", path, "--label", "y", "--prediction", "y_pred",
+                         "--sensitive", "g", "--format", "json", "--method", "exact")
+    assert code == EXIT_OK, err
+    assert "NaN" not in out
+    result = json.loads(out)
+    assert result["by_group"]["g"]["b"]["true_positive_rate"] is None
+    reason = result["undefined"]["by_group.g.b.true_positive_rate"]
+    assert "0/0" in reason
+
+
+def test_json_rounds_round_off_to_zero():
+    assert _io.round_significant(-2.220446049250313e-16) == 0.0
+    assert _io.round_significant(0.123456789) == 0.123457
+    text = _io.dump_json({"a": float("nan"), "b": float("inf"), "c": np.float64(1 / 3)})
+    assert json.loads(text) == {"a": None, "b": None, "c": 0.333333, "digits": 6,
+                                "undefined": {"a": "undefined on the data given",
+                                              "b": "undefined on the data given"}}
+
+
+def test_hfm_table_reproducible_and_from_stdin(capsys, predictions_csv, monkeypatch):
+    path, _ = predictions_csv
+    first = cli(capsys, "hfm", path, *HFM_ARGS, "--seed", "3", "--features", "income", "age")
+    second = cli(capsys, "hfm", "-", *HFM_ARGS, "--seed", "3", "--features", "income", "age",
+                 stdin=Path(path).read_text(), monkeypatch=monkeypatch)
+    assert first[0] == second[0] == EXIT_OK, first[2] + second[2]
+    assert first[1] == second[1]
+    lines = first[1].splitlines()
+    assert lines[0].split() == ["attribute", "HFM", "max", "HFM", "avg", "DP", "EO", "PQP"]
+    assert [line.split()[0] for line in lines[2:5]] == ["sex", "race", "all"]
+    assert "natural logarithm" in first[1]
+    assert "four-fifths rule" in first[1]
+
+
+def test_hfm_bootstrap_and_intersect(capsys, predictions_csv):
+    path, _ = predictions_csv
+    code, out, err = cli(capsys, "hfm", path, *HFM_ARGS, "--format", "json", "--n-boot",
+                         "30", "--intersect", "--quiet")
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert list(result["gaps"]) == ["sex & race"]
+    low, high = result["intervals"]["gaps"]["sex & race"]["demographic_parity_difference"]
+    assert 0 <= low < high <= 1
+    low, high = result["intervals"]["by_group"]["sex & race"]["F & 0"]["selection_rate"]
+    assert low <= result["by_group"]["sex & race"]["F & 0"]["selection_rate"] <= high
+
+
+# --- audit, end to end -----------------------------------------------------------------
+
+
+def test_audit_csv_and_json(capsys, decisions_csv, tmp_path):
+    path, frame, data = decisions_csv
+    out_csv = tmp_path / "flagged.csv"
+    code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "-o", out_csv)
+    assert code == EXIT_OK, err
+    assert err == ""  # --quiet
+    # diff read exactly as written: pandas < 3 parses 0.05000000000000002 as 0.05
+    flagged = pd.read_csv(out_csv, converters={"diff": float})
+    assert {"row", "person", "p1", "p2", "diff"} <= set(flagged.columns)
+    assert len(flagged) > 0
+    rows = frame.iloc[flagged["row"]]
+    assert (rows["s0"] == "female").all() and (rows["decision"] == "no").all()
+    assert (flagged["diff"] > 0.05).all()
+    assert (flagged["person"] == rows["person"].to_numpy()).all()
+    assert data.discriminated[flagged["row"]].mean() > 0.5
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--format", "json",
+                         "--all-rows")
+    assert code == EXIT_OK, err
+    payload = json.loads(out)
+    assert payload["n_rows"] == len(frame) == len(payload["rows"])
+    assert payload["n_flagged"] == len(flagged)
+
+
+def test_audit_summary_on_stderr(capsys, decisions_csv):
+    path, _, _ = decisions_csv
+    args = [a for a in AUDIT_ARGS if a != "--quiet"]
+    code, _, err = cli(capsys, "audit", path, *args, "-k", "20")
+    assert code == EXIT_OK, err
+    assert "\r" not in err  # not a terminal: no progress bar
+    assert "flagged as discriminated" in err
+
+
+def test_audit_bad_values(capsys, tmp_path, decisions_csv):
+    path, frame, _ = decisions_csv
+    args = [a if a != "female" else "woman" for a in AUDIT_ARGS]
+    line = error_line(cli(capsys, "audit", path, *args))
+    assert line.endswith(_io.MSG_BAD_CHOICE.format(
+        option="--protected-value", value="woman", column="s0", values="female, male"))
+    args = [a if a != "yes" else "approved" for a in AUDIT_ARGS]
+    assert "--positive-label 'approved' is not a value of column 'decision'" in \
+        error_line(cli(capsys, "audit", path, *args))
+    three = frame.head(50).copy()
+    three.loc[0, "decision"] = "maybe"
+    bad = tmp_path / "three.csv"
+    three.to_csv(bad, index=False)
+    assert "must hold exactly 2 values" in error_line(cli(capsys, "audit", bad, *AUDIT_ARGS))
+    dup = frame.head(50).copy()
+    dup.loc[1, "person"] = dup.loc[0, "person"]
+    bad = tmp_path / "dup.csv"
+    dup.to_csv(bad, index=False)
+    assert "must identify rows; 'p0000' appears twice" in \
+        error_line(cli(capsys, "audit", bad, *AUDIT_ARGS))
+
+
+def test_audit_graph_files(capsys, tmp_path, decisions_csv):
     path, _, _ = decisions_csv
     graph = tmp_path / "graph.json"
+    graph.write_text("{not json")
+    assert "is not valid JSON" in error_line(
+        cli(capsys, "audit", path, *AUDIT_ARGS, "--graph", graph))
+    graph.write_text('{"decision": "x0"}')
+    assert "must hold a JSON object mapping each node" in error_line(
+        cli(capsys, "audit", path, *AUDIT_ARGS, "--graph", graph))
+    assert "no such file" in error_line(
+        cli(capsys, "audit", path, *AUDIT_ARGS, "--graph", tmp_path / "none.json"))
     graph.write_text(json.dumps({"decision": ["s0", "x0", "x1", "x2"], "x5": ["s0"]}))
-    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph, "--format", "json")
-    assert out.returncode == EXIT_OK, out.stderr
-    assert json.loads(out.stdout)["q"] == ["x0", "x1", "x2"]
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph,
+                         "--format", "json")
+    assert code == EXIT_OK, err
+    assert json.loads(out)["q"] == ["x0", "x1", "x2"]
     graph.write_text(json.dumps(["s0", "x0", "x1"]))
-    out = run("audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph, "--format", "json")
-    assert out.returncode == EXIT_OK, out.stderr
-    assert json.loads(out.stdout)["q"] == ["x0", "x1"]
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--graph", graph,
+                         "--format", "json")
+    assert code == EXIT_OK, err
+    assert json.loads(out)["q"] == ["x0", "x1"]
 
 
-# --- demo ------------------------------------------------------------------------
+# --- demo, and one real subprocess ---------------------------------------------------------
 
 
-@needs_metrics
-@needs_auditor
-def test_demo_runs_and_names_the_planted_cases():
-    out = run("demo", "--n-samples", "2000")
-    assert out.returncode == EXIT_OK, out.stderr
-    assert "planted cases" in out.stdout
-    assert "Best trade-off" in out.stdout
-    assert re.search(r"Found \d+ of the \d+ planted cases with CBN-DD", out.stdout)
+def test_demo_runs_and_names_the_planted_cases(capsys):
+    code, out, err = cli(capsys, "demo", "--n-samples", "600")
+    assert code == EXIT_OK, err
+    assert "planted cases" in out and "Best trade-off" in out
+    assert re.search(r"Found \d+ of the \d+ planted cases with CBN-DD", out)
+
+
+def test_smoke_subprocess(predictions_csv):
+    """The installed entry point: ``python -m skfair_manifold`` in a real process."""
+    path, _ = predictions_csv
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-m", "skfair_manifold", "--version"],
+                         capture_output=True, text=True, env=env, timeout=120)
+    assert out.returncode == EXIT_OK and out.stdout.startswith("skfair-manifold ")
+    out = subprocess.run([sys.executable, "-m", "skfair_manifold", "hfm", str(path),
+                          *HFM_ARGS, "-o", "/nonexistent-folder/x.json"],
+                         capture_output=True, text=True, env=env, timeout=300)
+    assert out.returncode == EXIT_DATA
+    assert "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith("skfair-manifold hfm: error:")
+
+
+def test_import_of_the_root_is_lazy():
+    """``import skfair_manifold`` and the parser load neither scikit-learn nor pandas."""
+    code = ("import sys, skfair_manifold, skfair_manifold.cli;"
+            "skfair_manifold.cli.build_parser();"
+            "print(sorted(m for m in ('sklearn', 'pandas', 'scipy') if m in sys.modules))")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120)
+    assert out.stdout.strip() == "[]", out.stderr

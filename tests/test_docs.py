@@ -53,5 +53,15 @@ def test_docs_build_with_the_gallery(tmp_path):
         assert (html / page).exists(), page
     assert "approximation never underestimates" in (
         html / "user_guide" / "distances.html").read_text(encoding="utf-8")
+    # formulas readable offline: MathJax from the build itself, no CDN
+    page = (html / "user_guide" / "hfm.html").read_text(encoding="utf-8")
+    assert "_static/mathjax/es5/tex-chtml.js" in page and "cdn.jsdelivr" not in page
+    assert (html / "_static" / "mathjax" / "es5" / "tex-chtml.js").exists()
+    # the situation-testing design page and the reports page are in the build
+    for page in ("user_guide/situation_testing_design.html", "user_guide/reports.html",
+                 "user_guide/scorers.html"):
+        assert (html / page).exists(), page
+    assert "adult_report.png" in (html / "user_guide" / "reports.html").read_text(
+        encoding="utf-8")
     images = list((html / "_images").glob("sphx_glr_plot_*.png"))
     assert images, "the gallery produced no figure"

@@ -142,3 +142,62 @@ def test_frame_with_int64_and_float64_is_accepted():
                    method="exact") == pytest.approx(
         hfm_max([0, 1, 0, 1], [0, 1, 1, 1], X=frame.to_numpy(float),
                 sensitive_features=[0, 0, 1, 1], method="exact"))
+
+
+# --------------------------------------------------------------------------- plots, scorers
+
+def test_hfm_scorer_with_sample_weight():
+    from sklearn.linear_model import LogisticRegression
+
+    from skfair_manifold.scorers import MSG_HFM_NO_WEIGHTS, hfm_avg_scorer
+
+    model = LogisticRegression().fit(X, Y)
+    with pytest.raises(TypeError, match=r"takes no sample_weight: HFM \(Eq. 8\)"):
+        hfm_avg_scorer(model, X, Y, sensitive_features=A, sample_weight=np.ones(N))
+    assert "demographic_parity_scorer" in MSG_HFM_NO_WEIGHTS
+
+
+@pytest.fixture
+def agg():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("bad, fragment", [
+    ([0.1, np.nan, 0.3], r"exact holds 1 NaN or infinite value\(s\), first at position 1"),
+    ([0.1, np.inf, 0.3], "NaN or infinite"),
+    (["a", "b", "c"], "exact must hold numbers"),
+])
+def test_scatter_with_bad_values(agg, bad, fragment):
+    from skfair_manifold.plotting import plot_approx_vs_exact
+
+    error = TypeError if isinstance(bad[0], str) else ValueError
+    with pytest.raises(error, match=fragment):
+        plot_approx_vs_exact(bad, [0.1, 0.2, 0.3])
+
+
+def test_tradeoff_with_bad_results(agg):
+    from skfair_manifold.plotting import plot_fairness_tradeoff
+
+    with pytest.raises(ValueError, match="holds 2 values of 'hfm' and 1 of 'acc'"):
+        plot_fairness_tradeoff({"mean_test_hfm": [0.1, 0.2], "mean_test_acc": [0.3]},
+                               performance="acc")
+    with pytest.raises(TypeError, match="must be a search's cv_results_ .* got list"):
+        plot_fairness_tradeoff([0.1, 0.2])
+    with pytest.raises(TypeError, match=r"cv_results\['mean_test_acc'\] must hold numbers"):
+        plot_fairness_tradeoff({"mean_test_hfm": [0.1], "mean_test_acc": ["x"]},
+                               performance="acc")
+
+
+@pytest.mark.parametrize("measures, fragment", [([], "measures"), (["nope"], "nope")])
+def test_hfm_bars_with_bad_measures(agg, measures, fragment):
+    from skfair_manifold.plotting import plot_hfm_by_attribute
+
+    with pytest.raises(ValueError, match=fragment):
+        plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=measures)
+    with pytest.raises(ValueError, match="empty"):
+        plot_hfm_by_attribute({})

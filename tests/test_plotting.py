@@ -241,3 +241,97 @@ def test_import_does_not_load_matplotlib_and_missing_matplotlib_is_clear():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == MSG_MATPLOTLIB.format(caller="plot_approx_vs_exact")
+
+
+# --- plots that take the package's own outputs ------------------------------------
+
+
+def _report(n_boot=0):
+    from skfair_manifold.metrics import fairness_report
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = rng.random((n, 3))
+    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 3, n)])
+    y = (X[:, 0] + 0.2 * A[:, 0] > 0.6).astype(int)
+    y_pred = (X[:, 0] + 0.3 * A[:, 0] > 0.6).astype(int)
+    return fairness_report(y, y_pred, sensitive_features=A, X=X, n_boot=n_boot,
+                           random_state=0, hfm_options={"method": "exact"}), (X, y, y_pred, A)
+
+
+def test_hfm_by_attribute_takes_hfm_report_and_fairness_report():
+    from skfair_manifold.metrics import hfm_report
+
+    report, (X, y, y_pred, A) = _report()
+    bunch = hfm_report(y, y_pred, X=X, sensitive_features=A, method="exact")
+    for source in (bunch, report):
+        ax = plot_hfm_by_attribute(source)
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1"]
+        heights = [p.get_height() for p in ax.patches]
+        np.testing.assert_allclose(heights, [*bunch.per_attribute.hfm_max,
+                                             *bunch.per_attribute.hfm_avg])
+        dashed = sorted(line.get_ydata()[0] for line in ax.lines
+                        if line.get_linestyle() == "--")
+        np.testing.assert_allclose(dashed, sorted([bunch.hfm_max, bunch.hfm_avg]))
+    without_hfm, _ = _report()
+    without_hfm.hfm = None
+    with pytest.raises(ValueError, match="has no HFM"):
+        plot_hfm_by_attribute(without_hfm)
+
+
+def test_group_rates_with_intervals():
+    from skfair_manifold.plotting import plot_group_rates
+
+    report, _ = _report(n_boot=50)
+    ax = plot_group_rates(report, rates="selection_rate")
+    heights = [p.get_height() for p in ax.patches]
+    np.testing.assert_allclose(heights, report.by_group["selection_rate"].to_numpy())
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["0=0", "0=1", "1=0", "1=1", "1=2"]
+    from matplotlib.container import BarContainer
+
+    bars = [c for c in ax.containers if isinstance(c, BarContainer)][0]
+    assert bars.errorbar is not None  # the bootstrap intervals are drawn
+    segments = bars.errorbar.lines[2][0].get_segments()
+    lows = [seg[0][1] for seg in segments]
+    np.testing.assert_allclose(
+        lows, report.intervals.by_group["selection_rate_low"].to_numpy())
+    ax = plot_group_rates(report, attribute=1)
+    assert len(ax.get_xticklabels()) == 3
+    with pytest.raises(ValueError, match="not in the report"):
+        plot_group_rates(report, attribute="age")
+    with pytest.raises(ValueError, match="rates must be columns"):
+        plot_group_rates(report, rates=["recall"])
+    with pytest.raises(TypeError, match="fairness_report"):
+        plot_group_rates({"sex": 0.1})
+
+
+def test_tradeoff_error_bars_and_chosen_model():
+    results = {"mean_test_acc": [0.70, 0.80, 0.75], "std_test_acc": [0.01, 0.02, 0.03],
+               "mean_test_hfm": [-0.10, -0.20, -0.30], "std_test_hfm": [0.05, 0.04, 0.03]}
+    ax = plot_fairness_tradeoff(results, fairness="hfm", performance="acc", chosen=1)
+    assert ax.chosen_ == 1
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "chosen (candidate 1)" in labels and "spread over folds" in labels
+    star = [c for c in ax.collections if c.get_label() == "chosen (candidate 1)"][0]
+    np.testing.assert_allclose(star.get_offsets()[0], [0.20, 0.80])
+    with pytest.raises(ValueError, match="not a candidate"):
+        plot_fairness_tradeoff(results, fairness="hfm", performance="acc", chosen=5)
+    ax = plot_fairness_tradeoff(results, fairness="hfm", performance="acc", error_bars=False)
+    assert ax.chosen_ is None
+    assert "spread over folds" not in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_hfm_by_attribute_clear_errors():
+    from skfair_manifold.plotting._bars import (
+        MSG_EMPTY_BREAKDOWN,
+        MSG_NO_MEASURES,
+    )
+
+    with pytest.raises(ValueError, match="breakdown is empty"):
+        plot_hfm_by_attribute({})
+    assert "hfm_report" in MSG_EMPTY_BREAKDOWN
+    with pytest.raises(ValueError, match=r"measure\(s\) \['nope'\] are not in breakdown"):
+        plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=["nope"])
+    with pytest.raises(ValueError, match="measures is empty"):
+        plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=[])
+    assert "None for all" in MSG_NO_MEASURES

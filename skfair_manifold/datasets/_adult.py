@@ -1,5 +1,8 @@
 """Loader of the UCI Adult census income data (HFM paper: "income")."""
 
+from sklearn.utils import Bunch
+
+from ..utils._typing import PathLike
 from ._base import (
     _check_columns,
     _check_loader_args,
@@ -48,7 +51,13 @@ Learning Repository, "Census Income" (Becker and Kohavi, 1996).
 """
 
 
-def load_adult(path=None, *, data_home=None, as_frame=True, return_X_y=False):
+def load_adult(
+    path: PathLike | None = None,
+    *,
+    data_home: PathLike | None = None,
+    as_frame: bool = True,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Load the Adult census income data, preprocessed as in the HFM paper.
 
     Parameters

@@ -9,10 +9,15 @@ they are learned on training folds through :func:`make_paper_preprocessor`.
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sklearn.utils import Bunch
 
+from ..utils._typing import PathLike
 from ..utils._validation import as_column_list
+
+if TYPE_CHECKING:  # pragma: no cover
+    from sklearn.compose import ColumnTransformer
 
 ENV_DATA_HOME = "SKFAIR_MANIFOLD_DATA"
 
@@ -52,7 +57,7 @@ MSG_NOT_NUMERIC_COLUMN = (
 _SENSITIVE_OPTIONS = ("drop", "ordinal", "onehot")
 
 
-def get_data_home(data_home=None):
+def get_data_home(data_home: PathLike | None = None) -> Path:
     """Return the folder that holds the raw data files.
 
     Parameters
@@ -188,12 +193,12 @@ def _make_bunch(
 
 
 def make_paper_preprocessor(
-    numerical_features,
-    categorical_features,
+    numerical_features: list,
+    categorical_features: list,
     *,
-    sensitive_features=(),
-    sensitive="drop",
-):
+    sensitive_features: list | tuple = (),
+    sensitive: str = "drop",
+) -> "ColumnTransformer":
     """Scale to [0, 1] and one-hot encode, as in the HFM paper's experiments.
 
     The HFM paper (section 4.1, "Implementation details") scales every feature

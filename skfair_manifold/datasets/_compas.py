@@ -1,5 +1,8 @@
 """Loader of ProPublica's COMPAS data (HFM paper: "ppr" and "ppvr")."""
 
+from sklearn.utils import Bunch
+
+from ..utils._typing import PathLike
 from ._base import (
     _check_columns,
     _check_loader_args,
@@ -70,8 +73,14 @@ file and states no terms of use.
 """
 
 
-def load_compas(path=None, *, violent=False, data_home=None, as_frame=True,
-                return_X_y=False):
+def load_compas(
+    path: PathLike | None = None,
+    *,
+    violent: bool = False,
+    data_home: PathLike | None = None,
+    as_frame: bool = True,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Load ProPublica's COMPAS recidivism data, preprocessed as in the HFM paper.
 
     Parameters

@@ -1,5 +1,8 @@
 """Loader of the Dutch Virtual Census of 2001 (situation-testing paper, section 5)."""
 
+from sklearn.utils import Bunch
+
+from ..utils._typing import PathLike
 from ._base import (
     MSG_NOT_PARSED,
     MSG_NOT_UTF8,
@@ -51,7 +54,13 @@ source repository states no licence.
 """
 
 
-def load_dutch_census(path=None, *, data_home=None, as_frame=True, return_X_y=False):
+def load_dutch_census(
+    path: PathLike | None = None,
+    *,
+    data_home: PathLike | None = None,
+    as_frame: bool = True,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Load the Dutch Census 2001 data used by the situation-testing paper.
 
     Parameters

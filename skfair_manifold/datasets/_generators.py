@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from ..utils._sklearn_compat import Interval, validate_params
+from ..utils._typing import RandomStateLike
 
 MSG_INFORMATIVE = "n_informative={n_informative} must be at most n_features={n_features}."
 MSG_BIAS_LENGTH = (
@@ -70,19 +71,19 @@ def _check_bias(bias, n_attributes):
     prefer_skip_nested_validation=True,
 )
 def make_biased_decisions(
-    n_samples=2000,
+    n_samples: int = 2000,
     *,
-    n_features=6,
-    n_informative=3,
-    n_levels=5,
-    n_groups=(2, 3, 4),
-    bias=(0.4, 0.2, 0.2),
-    noise=0.05,
-    proxy=0.0,
-    random_state=None,
-    as_frame=False,
-    return_X_y=False,
-):
+    n_features: int = 6,
+    n_informative: int = 3,
+    n_levels: int = 5,
+    n_groups: int | tuple | list = (2, 3, 4),
+    bias: float | tuple | list = (0.4, 0.2, 0.2),
+    noise: float = 0.05,
+    proxy: float = 0.0,
+    random_state: RandomStateLike = None,
+    as_frame: bool = False,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Generate decisions with planted discrimination and its ground truth.
 
     The process has three steps.

@@ -1,5 +1,8 @@
 """Loader of the Statlog German credit data (HFM paper: "credit")."""
 
+from sklearn.utils import Bunch
+
+from ..utils._typing import PathLike
 from ._base import (
     _check_columns,
     _check_loader_args,
@@ -56,7 +59,13 @@ Statlog (German Credit Data), Prof. Dr. Hans Hofmann, Universitaet Hamburg.
 """
 
 
-def load_german_credit(path=None, *, data_home=None, as_frame=True, return_X_y=False):
+def load_german_credit(
+    path: PathLike | None = None,
+    *,
+    data_home: PathLike | None = None,
+    as_frame: bool = True,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Load the German credit data, preprocessed as in the HFM paper.
 
     Parameters

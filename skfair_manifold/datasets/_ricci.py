@@ -1,5 +1,8 @@
 """Loader of the Ricci v. DeStefano promotion exam data (HFM paper: "ricci")."""
 
+from sklearn.utils import Bunch
+
+from ..utils._typing import PathLike
 from ._base import (
     _check_columns,
     _check_loader_args,
@@ -37,7 +40,13 @@ Miao; no licence is stated.
 """
 
 
-def load_ricci(path=None, *, data_home=None, as_frame=True, return_X_y=False):
+def load_ricci(
+    path: PathLike | None = None,
+    *,
+    data_home: PathLike | None = None,
+    as_frame: bool = True,
+    return_X_y: bool = False,
+) -> Bunch | tuple:
     """Load the Ricci promotion exam data, preprocessed as in the HFM paper.
 
     Parameters

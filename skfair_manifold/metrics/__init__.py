@@ -8,6 +8,9 @@
   :func:`predictive_quality_parity`.
 - :func:`discriminative_risk`: the share of predictions that change when the
   sensitive attributes are perturbed (needs the estimator).
+- :func:`fairness_report`: the view behind the numbers, a
+  :class:`FairnessReport` with the per-group rates, the gaps and ratios
+  (four-fifths rule), HFM, DR and bootstrap intervals.
 
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
 sentinel; invalid input raises. In the group baselines a group whose own rate is
@@ -18,14 +21,17 @@ that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 from ._common import UndefinedFairnessWarning
 from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
 from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._report import FairnessReport, fairness_report
 from ._risk import discriminative_risk
 
 __all__ = [
+    "FairnessReport",
     "LOG10_FACTOR",
     "UndefinedFairnessWarning",
     "demographic_parity",
     "discriminative_risk",
     "equal_opportunity",
+    "fairness_report",
     "hfm_avg",
     "hfm_max",
     "hfm_report",

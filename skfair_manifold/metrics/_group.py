@@ -8,9 +8,11 @@ quantity, never from a Python loop over groups.
 
 import warnings
 from numbers import Real
+from typing import Literal
 
 import numpy as np
 from ..utils._docstring import Substitution
+from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
 from ._common import (
@@ -28,6 +30,8 @@ _PARAMS = {
     "method": [StrOptions({"between_groups", "to_overall"})],
     "aggregate": [StrOptions({"max", "mean"})],
     "sample_weight": ["array-like", None],
+    "kind": [StrOptions({"difference", "ratio"})],
+    "intersect": ["boolean"],
 }
 
 _COMMON_DOC = """
@@ -56,14 +60,33 @@ _COMMON_DOC = """
 
     aggregate : {"max", "mean"}, default="max"
         How the per-attribute gaps combine when there are several attributes.
+        ``"max"`` is the worst attribute: the largest difference, or the
+        smallest ratio with ``kind="ratio"``.
 
     sample_weight : array-like of shape (n_samples,), default=None
         Non-negative row weights.
 
+    kind : {"difference", "ratio"}, default="difference"
+        ``"difference"``: the gap of the rates (0 is equal). ``"ratio"``, as
+        fairlearn's ``*_ratio`` metrics: the smallest rate over the largest
+        (``"between_groups"``), or the smallest of ``min(rate / overall,
+        overall / rate)`` (``"to_overall"``); 1 is equal, and the selection
+        rate ratio below 0.8 fails the four-fifths rule. A ratio whose
+        largest rate is 0 is ``nan`` with an :class:`UndefinedFairnessWarning`.
+
+    intersect : bool, default=False
+        With several attributes, ``False`` measures each attribute alone and
+        aggregates (``aggregate``); ``True`` takes the combinations of the
+        attributes as the groups (fairlearn's reading of several columns),
+        one gap over every combination present in the data. The two answer
+        different questions: with ``True`` a gap between, say, black women
+        and white men counts, which no single attribute shows.
+
     Returns
     -------
     gap : float
-        In [0, 1]; 0 means equal rates. Undefined rates: a group whose rate is
+        With ``kind="difference"`` in [0, 1], 0 meaning equal rates; with
+        ``kind="ratio"`` in [0, 1], 1 meaning equal. Undefined rates: a group whose rate is
         0/0 (for DP, no row of non-zero weight; for EO, none with
         ``y_true == pos_label``; for PQP, none with ``y_pred == pos_label``) is
         left out of its attribute's gap, with one :class:`UndefinedFairnessWarning` per
@@ -74,14 +97,70 @@ _COMMON_DOC = """
         to the rate's denominator."""
 
 
-def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, weights):
+MSG_RATIO_UNDEFINED = (
+    "{metric} ratio is undefined for sensitive attribute {attr!r}: every group's rate is 0, "
+    "so the ratio is 0/0. Returning nan (policy: undefined values are nan, never a "
+    "sentinel)."
+)
+
+
+def intersect_codes(codes, names, groups):
+    """One attribute whose groups are the combinations of ``codes`` present in the data.
+
+    Returns ``(codes, names, groups)`` in the layout of ``encode_sensitive``:
+    one code array, the name ``"a & b"`` and the groups as strings
+    ``"value_a & value_b"`` in the lexicographic order of the codes.
+    """
+    if len(codes) == 1:
+        return codes, names, groups
+    key = np.zeros(codes[0].shape[0], dtype=np.int64)
+    for code, values in zip(codes, groups):
+        key = key * values.shape[0] + code
+    present, inverse = np.unique(key, return_inverse=True)
+    rest = present
+    parts = []
+    for values in reversed(groups):
+        parts.append(values[rest % values.shape[0]])
+        rest = rest // values.shape[0]
+    parts = parts[::-1]
+    labels = np.asarray([" & ".join(str(p[i]) for p in parts) for i in range(present.shape[0])],
+                        dtype=object)
+    name = " & ".join(str(nm) for nm in names)
+    return [inverse.reshape(-1).astype(np.intp, copy=False)], [name], [labels]
+
+
+def group_codes(sensitive_features, n, *, intersect=False):
+    """``encode_sensitive``, then the combinations as groups when ``intersect``."""
+    codes, names, groups = encode_sensitive(sensitive_features, n)
+    if intersect:
+        return intersect_codes(codes, names, groups)
+    return codes, names, groups
+
+
+def rate_gap(rate, overall, *, method, kind):
+    """The gap of the defined ``rate`` values (1-D, no nan) to each other or to ``overall``."""
+    if kind == "difference":
+        if method == "between_groups":
+            return rate.max() - rate.min()
+        return np.abs(rate - overall).max()
+    if method == "between_groups":
+        top = rate.max()
+        return rate.min() / top if top > 0 else np.nan
+    if overall <= 0:
+        return np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.minimum(rate / overall, np.where(rate > 0, overall / rate, 0.0)).min()
+
+
+def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, weights,
+               kind="difference", intersect=False):
     """Per-attribute largest gap of ``sum(numer) / sum(denom)`` over groups.
 
     ``numer`` and ``denom`` are boolean row masks (``numer`` implies ``denom``).
     Groups with a zero denominator are left out of the gap (one warning per
     attribute); fewer than 2 groups left gives ``nan``.
     """
-    codes, names, groups = encode_sensitive(sensitive_features, n)
+    codes, names, groups = group_codes(sensitive_features, n, intersect=intersect)
     num_w = numer.astype(np.float64) if weights is None else numer * weights
     den_w = denom.astype(np.float64) if weights is None else denom * weights
     gaps = np.empty(len(codes))
@@ -103,23 +182,35 @@ def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, wei
         # the rows of a left-out group carry no denominator weight, so the overall
         # rate below needs no masking
         rate = num[defined] / den[defined]
-        if method == "between_groups":
-            gaps[k] = rate.max() - rate.min()
-        else:
-            gaps[k] = np.abs(rate - num_w.sum() / den_w.sum()).max()
+        gaps[k] = rate_gap(rate, num_w.sum() / den_w.sum(), method=method, kind=kind)
+        if np.isnan(gaps[k]):
+            warnings.warn(MSG_RATIO_UNDEFINED.format(metric=metric, attr=names[k]),
+                          UndefinedFairnessWarning, stacklevel=3)
     return gaps
 
 
-def _aggregate(gaps, aggregate):
+def _aggregate(gaps, aggregate, kind="difference"):
     # nan propagates on purpose: an attribute with fewer than 2 defined groups makes the
     # whole value undefined
-    return float(np.max(gaps) if aggregate == "max" else np.mean(gaps))
+    if aggregate == "mean":
+        return float(np.mean(gaps))
+    return float(np.max(gaps) if kind == "difference" else np.min(gaps))
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                       method="between_groups", aggregate="max", sample_weight=None):
+def demographic_parity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+    kind: Literal["difference", "ratio"] = "difference",
+    intersect: bool = False,
+) -> float:
     """Demographic parity gap: how much the rate of positive predictions differs by group.
 
     For each attribute, the selection rate ``P(y_pred = pos | group)`` of every
@@ -146,20 +237,33 @@ def demographic_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
     1.0
     >>> demographic_parity(y_true, y_pred, sensitive_features=group, method="to_overall")
     0.5
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group, kind="ratio")
+    0.0
     """
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
     _, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
     gaps = _rate_gaps(pred_pos, np.ones(n, dtype=bool), sensitive_features, n,
                       method=method, metric="demographic_parity", what="row of non-zero weight",
-                      weights=check_sample_weight(sample_weight, n))
-    return _aggregate(gaps, aggregate)
+                      weights=check_sample_weight(sample_weight, n), kind=kind,
+                      intersect=intersect)
+    return _aggregate(gaps, aggregate, kind)
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                      method="between_groups", aggregate="max", sample_weight=None):
+def equal_opportunity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+    kind: Literal["difference", "ratio"] = "difference",
+    intersect: bool = False,
+) -> float:
     """Equal opportunity gap: how much the true positive rate differs by group.
 
     For each attribute, ``P(y_pred = pos | y_true = pos, group)`` (recall) of
@@ -192,14 +296,25 @@ def equal_opportunity(y_true, y_pred, *, sensitive_features, pos_label=None,
     gaps = _rate_gaps(true_pos & pred_pos, true_pos, sensitive_features, n,
                       method=method, metric="equal_opportunity",
                       what="row with y_true == pos_label",
-                      weights=check_sample_weight(sample_weight, n))
-    return _aggregate(gaps, aggregate)
+                      weights=check_sample_weight(sample_weight, n), kind=kind,
+                      intersect=intersect)
+    return _aggregate(gaps, aggregate, kind)
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(common=_COMMON_DOC)
-def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=None,
-                              method="between_groups", aggregate="max", sample_weight=None):
+def predictive_quality_parity(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    pos_label: Label | None = None,
+    method: Literal["between_groups", "to_overall"] = "between_groups",
+    aggregate: Literal["max", "mean"] = "max",
+    sample_weight: ArrayLike | None = None,
+    kind: Literal["difference", "ratio"] = "difference",
+    intersect: bool = False,
+) -> float:
     """Predictive quality parity gap: how much the precision differs by group.
 
     For each attribute, ``P(y_true = pos | y_pred = pos, group)`` (positive
@@ -232,7 +347,8 @@ def predictive_quality_parity(y_true, y_pred, *, sensitive_features, pos_label=N
     gaps = _rate_gaps(true_pos & pred_pos, pred_pos, sensitive_features, n,
                       method=method, metric="predictive_quality_parity",
                       what="row with y_pred == pos_label",
-                      weights=check_sample_weight(sample_weight, n))
-    return _aggregate(gaps, aggregate)
+                      weights=check_sample_weight(sample_weight, n), kind=kind,
+                      intersect=intersect)
+    return _aggregate(gaps, aggregate, kind)
 
 

@@ -7,11 +7,13 @@ must be among the estimator's inputs.
 """
 
 from numbers import Integral, Real
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
+from ..utils._typing import MatrixLike, RandomStateLike
 from ..utils._validation import encode_column, frame_columns, is_dataframe, resolve_columns
 
 
@@ -78,8 +80,16 @@ def _replace(X, columns):
     },
     prefer_skip_nested_validation=True,
 )
-def discriminative_risk(estimator, X, *, sensitive, ratio=1.0, privileged=None,
-                        aggregate="mean", random_state=None):
+def discriminative_risk(
+    estimator: Any,
+    X: MatrixLike,
+    *,
+    sensitive: str | int | list | tuple,
+    ratio: float = 1.0,
+    privileged: list | tuple | None = None,
+    aggregate: Literal["mean", "max", "joint"] = "mean",
+    random_state: RandomStateLike = None,
+) -> float:
     """Discriminative risk: the share of predictions that change when ``a`` is perturbed.
 
     ``DR = mean_i 1[f(x_i, a_i) != f(x_i, a~_i)]``: the fitted ``estimator``

@@ -5,7 +5,7 @@ when called and raises one clear error when it is missing
 (``pip install 'skfair_manifold[plot]'``).
 """
 
-from skfair_manifold.plotting._bars import plot_hfm_by_attribute
+from skfair_manifold.plotting._bars import plot_group_rates, plot_hfm_by_attribute
 from skfair_manifold.plotting._graph import plot_causal_graph
 from skfair_manifold.plotting._pareto import pareto_front
 from skfair_manifold.plotting._scatter import plot_approx_vs_exact
@@ -16,5 +16,6 @@ __all__ = [
     "plot_approx_vs_exact",
     "plot_causal_graph",
     "plot_fairness_tradeoff",
+    "plot_group_rates",
     "plot_hfm_by_attribute",
 ]

@@ -10,6 +10,26 @@ MSG_SCATTER_SHAPES = (
 )
 
 
+MSG_SCATTER_NON_NUMERIC = "{name} must hold numbers (distances); got values such as {example!r}."
+MSG_SCATTER_NON_FINITE = (
+    "{name} holds {count} NaN or infinite value(s), first at position {first}: a distance is "
+    "finite; drop those points (or recompute them) before plotting."
+)
+
+
+def _values(values, name):
+    values = np.asarray(values)
+    if values.dtype.kind not in "biuf":
+        raise TypeError(MSG_SCATTER_NON_NUMERIC.format(
+            name=name, example=values.reshape(-1)[0] if values.size else None))
+    values = values.astype(np.float64)
+    bad = ~np.isfinite(values)
+    if bad.any():
+        raise ValueError(MSG_SCATTER_NON_FINITE.format(
+            name=name, count=int(bad.sum()), first=int(np.flatnonzero(bad.reshape(-1))[0])))
+    return values
+
+
 def plot_approx_vs_exact(exact, approx, *, label=None, ax=None):
     """Scatter approximate distances against exact ones (HFM paper, Fig. 4).
 
@@ -44,8 +64,8 @@ def plot_approx_vs_exact(exact, approx, *, label=None, ax=None):
     >>> [round(v, 3) for v in ax.fit_]
     [1.0, 0.01, 1.0]
     """
-    x = np.asarray(exact, dtype=np.float64)
-    y = np.asarray(approx, dtype=np.float64)
+    x = _values(exact, "exact")
+    y = _values(approx, "approx")
     if x.ndim != 1 or x.shape != y.shape or x.shape[0] < 2:
         raise ValueError(MSG_SCATTER_SHAPES.format(a=x.shape, b=y.shape))
     ax = get_axes(ax, "plot_approx_vs_exact")

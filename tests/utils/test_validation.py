@@ -288,3 +288,20 @@ def test_working_memory_follows_sklearn():
     with sklearn.config_context(working_memory=32):
         assert working_memory_bytes() == 32 * 2**20
     assert working_memory_bytes(2) == 2 * 2**20
+
+
+# --------------------------------------------------------------------------- typing
+
+def test_public_functions_carry_type_hints():
+    import typing
+    from pathlib import Path
+
+    import skfair_manifold
+    from skfair_manifold.datasets import load_ricci, make_biased_decisions
+
+    for func in (demographic_parity, equal_opportunity, predictive_quality_parity,
+                 load_ricci, make_biased_decisions):
+        hints = typing.get_type_hints(func)
+        assert "return" in hints, func.__name__
+    assert typing.get_type_hints(demographic_parity)["return"] is float
+    assert (Path(skfair_manifold.__file__).parent / "py.typed").is_file()

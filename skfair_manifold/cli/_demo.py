@@ -1,0 +1,17 @@
+"""The ``demo`` command."""
+
+from skfair_manifold.cli._io import CLIError
+
+#: the smallest --n-samples the demo runs on (two halves, 50 testers per side)
+MIN_SAMPLES = 200
+
+
+def run_demo_command(*, n_samples=6000, seed=0):
+    """Run :func:`skfair_manifold._demo.run_demo`; refuse sizes it cannot work with."""
+    if n_samples < MIN_SAMPLES:
+        raise CLIError(f"--n-samples {n_samples} is too small: the demo trains on half of "
+                       f"the rows and audits with 50 testers per side, which needs at least "
+                       f"{MIN_SAMPLES} rows; use --n-samples {MIN_SAMPLES} or more.")
+    from skfair_manifold._demo import run_demo
+
+    return run_demo(n_samples=n_samples, seed=seed)

@@ -1,0 +1,208 @@
+"""The ``hfm`` command: HFM and the group baselines of a CSV of predictions."""
+
+import textwrap
+import warnings
+
+from skfair_manifold.cli._io import (
+    CLIError,
+    check_columns,
+    check_no_missing,
+    dump_json,
+    feature_matrix,
+    numeric_column,
+    parse_value_like,
+    read_csv,
+    round_significant,
+    write_text,
+)
+
+BASELINES = ("demographic_parity", "equal_opportunity", "predictive_quality_parity")
+
+
+def note(quiet, message):
+    import sys
+
+    if not quiet:
+        print(message, file=sys.stderr)
+
+
+def load_predictions(*, file, label, prediction, sensitive, features, sep, max_categories,
+                     pos_label, quiet, need_features=True):
+    """Read and check a CSV of predictions for ``hfm`` and ``report``.
+
+    Returns a dict with ``frame``, ``y_true``, ``y_pred``, ``A`` (the
+    sensitive columns, a DataFrame), ``X`` (the feature matrix or None),
+    ``features`` (the feature columns) and ``pos_label``.
+    """
+    frame = read_csv(file, sep=sep, command="hfm")
+    columns = [(label, "--label"), (prediction, "--prediction")]
+    columns += [(c, "--sensitive") for c in sensitive]
+    columns += [(c, "--features") for c in (features or [])]
+    check_columns(frame, file, columns)
+    used = {label, prediction, *sensitive}
+    if need_features:
+        features = features or [c for c in frame.columns if c not in used]
+    else:
+        features = []
+    check_no_missing(frame, [label, prediction, *sensitive, *features])
+    y_true = numeric_column(frame, label, "--label")
+    y_pred = numeric_column(frame, prediction, "--prediction")
+    for column in sensitive:
+        if frame[column].nunique() < 2:
+            raise CLIError(f"sensitive column {column!r} has a single value "
+                           f"({frame[column].iloc[0]!r}): at least 2 groups are needed.")
+    X = None
+    if need_features:
+        X, _, encoded, merged = feature_matrix(frame, features, max_categories=max_categories)
+        if encoded:
+            note(quiet, f"one-hot encoded the text column(s) {', '.join(encoded)}.")
+        if merged:
+            note(quiet, f"column(s) {', '.join(merged)} have more than {max_categories} "
+                        f"values: the {max_categories - 1} most frequent are kept, the "
+                        f"others merged into '(other)' (--max-categories).")
+    if pos_label is not None:
+        pos_label = float(parse_value_like(frame, label, pos_label, "--pos-label"))
+    return {"frame": frame, "y_true": y_true, "y_pred": y_pred,
+            "A": frame[list(sensitive)], "X": X, "features": list(features),
+            "pos_label": pos_label}
+
+
+def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidence=0.95,
+            intersect=False, hfm=True):
+    """``fairness_report`` on loaded data; every failure of the library is a CLIError.
+
+    Returns ``(report, warning messages)``.
+    """
+    from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report, hfm_report
+
+    hfm_options = {"method": method, "m1": m1, "m2": m2, "scale": scale, "random_state": seed}
+    if method == "exact":
+        hfm_options = {"method": "exact", "scale": scale}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UndefinedFairnessWarning)
+        try:
+            if baselines:
+                report = fairness_report(
+                    data["y_true"], data["y_pred"], sensitive_features=data["A"],
+                    X=data["X"] if hfm else None, pos_label=data["pos_label"],
+                    intersect=intersect, n_boot=n_boot, confidence=confidence,
+                    random_state=seed, hfm_options=hfm_options)
+            else:  # HFM alone (multi-class labels without a positive class)
+                report = {"hfm_report": hfm_report(data["y_true"], data["y_pred"],
+                                                   X=data["X"], sensitive_features=data["A"],
+                                                   **hfm_options)}
+        except (ValueError, TypeError) as exc:
+            raise CLIError(" ".join(str(exc).split())) from None
+    messages = list(dict.fromkeys(str(w.message) for w in caught
+                                  if issubclass(w.category, UndefinedFairnessWarning)))
+    return report, messages
+
+
+def result_dict(report, names, *, baselines):
+    """The JSON layout of ``hfm``: HFM overall and per attribute, then the baselines."""
+    bunch = report["hfm_report"]
+    per = bunch.per_attribute
+    result = {
+        "hfm_max": float(bunch.hfm_max),
+        "hfm_avg": float(bunch.hfm_avg),
+        "distances": {"D_max": bunch.d_max, "D_f_max": bunch.d_f_max,
+                      "D_avg": bunch.d_avg, "D_f_avg": bunch.d_f_avg},
+        "per_attribute": {},
+    }
+    ci = getattr(bunch, "ci", None)
+    if ci is not None:
+        result["ci"] = dict(ci)
+    for k, name in enumerate(names):
+        row = {"hfm_max": float(per.hfm_max[k]), "hfm_avg": float(per.hfm_avg[k]),
+               "D_max": float(per.d_max[k]), "D_f_max": float(per.d_f_max[k]),
+               "D_avg": float(per.d_avg[k]), "D_f_avg": float(per.d_f_avg[k])}
+        if baselines and not report.options["intersect"]:
+            gaps = report.gaps.loc[name]
+            for baseline in BASELINES:
+                row[baseline] = float(gaps[f"{baseline}_difference"])
+                row[f"{baseline}_ratio"] = float(gaps[f"{baseline}_ratio"])
+            row["passes_four_fifths"] = bool(gaps["passes_four_fifths"])
+        result["per_attribute"][str(name)] = row
+    if baselines:
+        worst = report.gaps.iloc[-1]  # "all attributes", or the one attribute
+        result["baselines"] = {b: float(worst[f"{b}_difference"]) for b in BASELINES}
+        result["baselines"].update({f"{b}_ratio": float(worst[f"{b}_ratio"])
+                                    for b in BASELINES})
+        result["baselines"]["passes_four_fifths"] = bool(worst["passes_four_fifths"])
+        full = report.to_dict(undefined=float("nan"))  # dump_json explains each
+        result["by_group"] = full["by_group"]
+        result["gaps"] = full["gaps"]
+        if full["intervals"] is not None:
+            result["intervals"] = full["intervals"]
+    return result
+
+
+def _format_number(value):
+    if value is None or value != value:
+        return "n/a"
+    return f"{round_significant(value, 6):.4f}"
+
+
+def format_measures_table(result):
+    """A plain-text table: one row per attribute, one column per measure."""
+    measures = ["hfm_max", "hfm_avg"]
+    if "baselines" in result:
+        measures += list(BASELINES)
+    short = {"hfm_max": "HFM max", "hfm_avg": "HFM avg", "demographic_parity": "DP",
+             "equal_opportunity": "EO", "predictive_quality_parity": "PQP"}
+    rows = [(str(name), values) for name, values in result["per_attribute"].items()]
+    overall = {"hfm_max": result["hfm_max"], "hfm_avg": result["hfm_avg"]}
+    overall.update(result.get("baselines", {}))
+    rows.append(("all attributes", overall))
+    first = max(len("attribute"), *(len(name) for name, _ in rows))
+    lines = [f"{'attribute':<{first}}" + "".join(f"{short[m]:>10}" for m in measures)]
+    lines.append("-" * len(lines[0]))
+    for name, values in rows:
+        lines.append(f"{name:<{first}}" + "".join(f"{_format_number(values.get(m)):>10}"
+                                                  for m in measures))
+    info = result["info"]
+    lines.append("")
+    lines.append(f"{info['n_rows']} rows, {info['n_features']} feature columns"
+                 f" ({'scaled to [0, 1]' if info['scale'] else 'not scaled'}),"
+                 f" method {info['method']!r}.")
+    if "baselines" in result:
+        flag = "passes" if result["baselines"]["passes_four_fifths"] else "FAILS"
+        lines.append(f"Selection-rate ratio (smallest over largest): "
+                     f"{_format_number(result['baselines']['demographic_parity_ratio'])}; "
+                     f"the four-fifths rule (>= 0.8) {flag}.")
+    lines.append(textwrap.fill(
+        "HFM is log(D_f / D) with the natural logarithm: 0 means the predictions keep the "
+        "groups as far apart as the true labels do; above 0 the model adds distance between "
+        "groups (extra bias), below 0 it removes some; exp(HFM) - 1 is the share of distance "
+        "added (0.1: 10.5%). HFM measures what the model adds to the disparity already in "
+        "the labels, not the disparity itself: read it beside DP. DP, EO and PQP are the "
+        "largest gaps between groups. Lower is fairer for every measure.", 79))
+    return "\n".join(lines) + "\n"
+
+
+def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories=50,
+            method="approx", m1=25, m2=None, scale=True, pos_label=None, baselines=True,
+            n_boot=0, confidence=0.95, intersect=False, seed=0, format="table",
+            quiet=False, sep=",", output=None):
+    """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input."""
+    data = load_predictions(file=file, label=label, prediction=prediction,
+                            sensitive=sensitive, features=features, sep=sep,
+                            max_categories=max_categories, pos_label=pos_label, quiet=quiet)
+    report, messages = measure(data, method=method, m1=m1, m2=m2, scale=scale, seed=seed,
+                               baselines=baselines, n_boot=n_boot, confidence=confidence,
+                               intersect=intersect)
+    result = result_dict(report, sensitive, baselines=baselines)
+    result["warnings"] = messages
+    result["info"] = {"file": file, "n_rows": int(data["frame"].shape[0]),
+                      "n_features": int(data["X"].shape[1]), "features": data["features"],
+                      "sensitive": list(sensitive), "method": method, "scale": scale,
+                      "m1": m1, "m2": m2, "seed": seed, "log": "natural",
+                      "intersect": intersect}
+    for message in messages:
+        note(quiet, f"warning: {message}")
+    if format == "json":
+        text = dump_json(result, reasons=messages)
+    else:
+        text = format_measures_table(result)
+    write_text(output, text)
+    return 0

@@ -1,0 +1,176 @@
+"""The HTML reports: self-contained (no external URL, images inline), the tables present.
+
+Parsed with the standard library's HTML parser, so no browser is needed here;
+``docs/render_reports.py`` renders the same pages in headless Chromium.
+"""
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from skfair_manifold.cli import EXIT_OK, main
+from skfair_manifold.metrics import fairness_report
+
+pd = pytest.importorskip("pandas")
+
+URL_ATTRIBUTES = {"src", "href", "data", "action", "poster", "srcset", "background"}
+
+
+class Page(HTMLParser):
+    """Tags, ids, URLs and tables of one page."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.tags, self.ids, self.urls, self.tables = [], set(), [], []
+        self.text_parts, self._in_table = [], None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.append(tag)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for name, value in attrs.items():
+            if name in URL_ATTRIBUTES and value is not None:
+                self.urls.append((tag, name, value))
+        if tag == "table":
+            self.tables.append({"id": attrs.get("id"), "rows": 0})
+        if tag == "tr" and self.tables:
+            self.tables[-1]["rows"] += 1
+
+    def handle_data(self, data):
+        self.text_parts.append(data)
+
+    @property
+    def text(self):
+        return " ".join(self.text_parts)
+
+
+def assert_self_contained(text):
+    page = Page(text)
+    assert "script" not in page.tags  # nothing runs
+    assert "link" not in page.tags  # no stylesheet or font fetched
+    assert "iframe" not in page.tags
+    for tag, name, value in page.urls:
+        # only anchors inside the page, or inline data
+        assert value.startswith(("#", "data:")), (tag, name, value)
+    for tag in page.tags:
+        assert tag != "img" or all(u[2].startswith("data:") for u in page.urls if u[0] == "img")
+    # no url(...) in styles that leaves the page, no @import
+    assert "@import" not in text
+    for found in re.findall(r"url\(([^)]*)\)", text):
+        assert found.startswith(("#", "data:", "'#", '"#')), found
+    # xmlns names a namespace, it is not fetched; nothing else names a host
+    hosts = re.findall(r"https?://[^\s\"'<>]+", text)
+    assert set(hosts) <= {"http://www.w3.org/2000/svg"}, set(hosts)
+    return page
+
+
+@pytest.fixture(scope="module")
+def report():
+    rng = np.random.default_rng(0)
+    n = 500
+    X = pd.DataFrame({"x0": rng.random(n), "x1": rng.random(n),
+                      "sex": rng.choice(["female", "male"], n), "race": rng.integers(0, 3, n)})
+    y = ((X["x0"] + 0.2 * (X["sex"] == "male")) > 0.6).astype(int)
+    y_pred = ((X["x0"] + 0.35 * (X["sex"] == "male")) > 0.6).astype(int)
+    return fairness_report(y, y_pred, sensitive_features=["sex", "race"], X=X,
+                           n_boot=50, random_state=0, hfm_options={"method": "exact"})
+
+
+def test_fairness_report_html(report):
+    text = report.to_html(title="A <model> & its groups")
+    page = assert_self_contained(text)
+    assert text.startswith("<!DOCTYPE html>")
+    assert "A &lt;model&gt; &amp; its groups" in text  # escaped by the template
+    assert {"gaps-table", "groups-table", "hfm-table", "how-to-read-hfm"} <= page.ids
+    tables = {t["id"]: t["rows"] for t in page.tables}
+    assert tables["groups-table"] == 1 + 2 + 3 + 1  # header, 5 groups, all rows
+    assert tables["gaps-table"] == 1 + 3  # header, sex, race, all attributes
+    assert page.tags.count("svg") == 2  # one bar chart per attribute, inline
+    assert "fails" in page.text  # selection rates differ by sex well beyond 4/5
+    assert "exp(HFM)" in page.text
+    # the intervals are printed beside the values
+    low, high = report.intervals.by_group.loc[("sex", "female"),
+                                               ["selection_rate_low", "selection_rate_high"]]
+    assert f"[{low:.3f}, {high:.3f}]" in text
+
+
+def test_report_command_writes_the_page(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 300
+    frame = pd.DataFrame({"x": rng.random(n), "sex": rng.choice(["f", "m"], n)})
+    frame["y"] = (frame["x"] > 0.5).astype(int)
+    frame["y_pred"] = (frame["x"] + 0.1 * (frame["sex"] == "m") > 0.5).astype(int)
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--label", "y", "--prediction", "y_pred",
+                 "--sensitive", "sex", "--method", "exact", "-o", str(out), "-q"]) == EXIT_OK
+    page = assert_self_contained(out.read_text())
+    assert {"gaps-table", "groups-table", "hfm-table"} <= page.ids
+    out = tmp_path / "no_hfm.html"
+    assert main(["report", str(path), "--label", "y", "--prediction", "y_pred",
+                 "--sensitive", "sex", "--no-hfm", "-o", str(out), "-q"]) == EXIT_OK
+    page = assert_self_contained(out.read_text())
+    assert "hfm-table" not in page.ids
+
+
+def test_audit_evidence_html(tmp_path):
+    from skfair_manifold.datasets import make_biased_decisions
+
+    data = make_biased_decisions(800, n_groups=(2, 3), bias=(0.5, 0.0), random_state=0,
+                                 as_frame=True)
+    frame = data.frame.copy()
+    frame["s0"] = frame["s0"].map({0: "male", 1: "female"})
+    frame["decision"] = frame["decision"].map({0: "no", 1: "yes"})
+    frame.insert(0, "person", [f"p{i:04d}" for i in range(len(frame))])
+    path = tmp_path / "decisions.csv"
+    frame.to_csv(path, index=False)
+    html_file, csv_file = tmp_path / "evidence.html", tmp_path / "flagged.csv"
+    assert main(["audit", str(path), "--decision", "decision", "--positive-label", "yes",
+                 "--protected", "s0", "--protected-value", "female", "--id", "person",
+                 "-k", "10", "--quiet", "--html", str(html_file), "-o", str(csv_file)]) == 0
+    flagged = pd.read_csv(csv_file)
+    assert len(flagged) > 0
+    page = assert_self_contained(html_file.read_text())
+    assert {"summary-table", "flagged-table"} <= page.ids
+    tables = {t["id"]: t["rows"] for t in page.tables if t["id"]}
+    assert tables["flagged-table"] == 1 + len(flagged)
+    # one sheet per flagged person, findable by the person's id
+    for person in flagged["person"]:
+        assert f"person-{person}" in page.ids
+        assert f"Person {person}" in page.text
+    # the sheets show both sides' testers, k of each, and the causal graph marks Q
+    first = flagged.iloc[0]
+    assert "Testers with s0 \u2260 female" in page.text and "Testers with s0 = female" in \
+        page.text
+    testers = first["testers_unprotected"].split(";")
+    assert len(testers) == 10 and all(t in page.text for t in testers)
+    assert "(Q)" in page.text
+    assert page.tags.count("section") == len(flagged)
+
+
+def test_evidence_html_from_python():
+    from skfair_manifold.datasets import make_biased_decisions
+    from skfair_manifold.reports import evidence_html
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    data = make_biased_decisions(600, n_groups=(2, 3), bias=(0.5, 0.0), random_state=1,
+                                 as_frame=True)
+    X, y = data.frame.drop(columns="decision"), data.frame["decision"]
+    auditor = SituationTestingAuditor(protected="s0", protected_value=1, k=10,
+                                      random_state=0).fit(X, y)
+    flagged = np.flatnonzero(auditor.flag(X, y))
+    assert flagged.size > 0
+    ids = [f"id-{i}" for i in range(len(X))]
+    page = assert_self_contained(evidence_html(auditor, X, y, ids=ids, max_sheets=5))
+    assert page.tags.count("section") == 5  # the sheet cap
+    tables = {t["id"]: t["rows"] for t in page.tables if t["id"]}
+    assert tables["flagged-table"] == 1 + flagged.size  # every flagged person listed
+    for i in flagged[:5]:
+        assert f"person-id-{i}" in page.ids
+    with pytest.raises(ValueError, match="ids has 3 values"):
+        evidence_html(auditor, X, y, ids=[1, 2, 3])
