@@ -148,7 +148,9 @@ def test_audit_evidence_html(tmp_path):
     assert "Testers with s0 \u2260 female" in page.text and "Testers with s0 = female" in \
         page.text
     testers = first["testers_unprotected"].split(";")
-    assert len(testers) == 10 and all(t in page.text for t in testers)
+    # every record with a positive weight is listed (a tie group at the k-th distance
+    # can hold more than k records)
+    assert len(testers) >= 10 and all(t in page.text for t in testers)
     assert "(Q)" in page.text
     assert page.tags.count("section") == len(flagged)
 

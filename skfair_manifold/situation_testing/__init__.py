@@ -7,5 +7,6 @@ and Wu, 2016).
 """
 
 from ._auditor import SituationTestingAuditor
+from ._evidence import PersonEvidence, SituationTestingReport
 
-__all__ = ["SituationTestingAuditor"]
+__all__ = ["PersonEvidence", "SituationTestingAuditor", "SituationTestingReport"]

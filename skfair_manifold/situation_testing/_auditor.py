@@ -1,17 +1,25 @@
-"""SituationTestingAuditor: situation testing of individual decisions."""
+"""SituationTestingAuditor: situation testing of individual decisions.
 
-import hashlib
+The auditor holds the parameters and the public methods. Each public method
+validates and encodes its input once (``_records``) and hands the encoded
+matrix to a private hook; the selector chosen at ``fit`` (``_knn`` or
+``_cbn``, one interface: ``rates``, ``pair_distances``) does the rest.
+"""
+
 import numbers
+import warnings
+from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
 from ._cbn import CBNSelector
-from ._knn import KNNSelector, knn_profile_distances
+from ._evidence import SIDES, SituationTestingReport
+from ._interval import BOUNDS, diff_bounds
+from ._knn import KNNSelector
+from ._records import KINDS, Records, Units, check_no_datetime
 from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
@@ -37,28 +45,34 @@ MSG_NOT_BINARY = (
     "(every other class is negative)."
 )
 MSG_UNKNOWN_POSITIVE = "positive_label {value!r} is not a class of y ({classes})."
+MSG_UNKNOWN_DECISION = (
+    "y holds the decision {value!r}, which is not among the fitted decisions {classes}; "
+    "pass the decisions in the coding used at fit."
+)
 MSG_K_TOO_LARGE = (
     "k={k} is larger than the {which} group ({size} rows): there are not k testers to draw. "
     "Lower k."
 )
-MSG_KIND = (
-    "attribute_kinds[{column!r}] must be 'nominal', 'ordinal' or 'interval'; got {kind!r}."
+MSG_FITTED_ROWS = (
+    "fitted_rows must hold one position in the fitted data (0 .. {n_fit}, or -1 for a person "
+    "not fitted) per row of X ({n_rows} rows); got {problem}."
 )
-MSG_KIND_COLUMN = "attribute_kinds names {column!r}, which is not a column of X."
-MSG_STRING_ORDINAL = "column {column!r} holds strings, so it can only be 'nominal'."
+MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}: it is nominal."
 
-_KINDS = ("nominal", "ordinal", "interval")
+_COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper"]
 
 
 class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     """Situation testing of individual decisions, by KNN-DD or CBN-DD.
 
-    For every person, the auditor draws ``k`` testers from the unprotected
+    For every person, the auditor takes ``k`` testers from the unprotected
     group and ``k`` from the protected group among the fitted (historical)
     records, and compares their positive-decision rates: ``p1`` (unprotected
-    testers), ``p2`` (protected testers) and ``diff = p1 - p2``. A person of
-    the protected group who received the negative decision is flagged as
-    discriminated when ``diff > tau``.
+    testers), ``p2`` (protected testers) and ``diff = p1 - p2``, with a
+    confidence interval of ``diff``. A person of the protected group who
+    received the negative decision is flagged as discriminated when the
+    lower confidence bound of ``diff`` exceeds ``tau`` (``flag_rule="bound"``,
+    the default) or when ``diff`` itself does (``flag_rule="tau"``).
 
     With ``method="cbn"`` (Zhang, Wu and Wu, Algorithm 1) the testers are the
     records closest in the decision's direct causes ``Q = Par(E) \\ {C}``,
@@ -66,9 +80,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     on the decision (Lemma 3). With ``method="knn"`` (Luong, Ruggieri and
     Turini) they are the ``k`` nearest records under the mean of normalised
     Manhattan (ordinal/interval) and overlap (nominal) distances over all
-    non-protected attributes.
+    compared attributes.
 
-    Read more in ``docs/situation_testing.md``.
+    Read more in the :ref:`User Guide <situation_testing>`.
 
     Parameters
     ----------
@@ -84,6 +98,16 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Testers per side (tester pairs). It may not exceed either group.
     tau : float, default=0.05
         The legal threshold on ``diff``.
+    flag_rule : {"bound", "tau"}, default="bound"
+        ``"bound"``: flag when ``diff_lower > tau``; ``"tau"``: when
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs).
+    bound : {"wald", "newcombe"}, default="wald"
+        The confidence bound of ``diff``: the Wald bound of Alvarez and
+        Ruggieri, or Newcombe's hybrid score interval.
+    alpha_test : float or None, default=0.1
+        One-sided level of the bounds: ``diff_lower`` and ``diff_upper``
+        are ``1 - alpha_test`` lower and upper confidence bounds. None: 0.1
+        (the bounds are always computed).
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -97,23 +121,28 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         How the decision's parents are learned when ``graph`` is None: a
         local G-test search around the decision (scipy only), or the full PC
         algorithm of causal-learn (optional extra ``causal``).
-    alpha : float, default=0.05
+    alpha : float, default=0.01
         Significance level of the structure learning tests.
     smoothing : float, default=1.0
         The ``m`` of the m-estimate ``(n+(c,q) + m P(e+|c)) / (n(c,q) + m)``
         of ``P(e+ | c, q)``; an unseen combination gets ``P(e+ | c)``.
-    attribute_kinds : dict or None, default=None
-        Column -> ``"nominal"``, ``"ordinal"`` or ``"interval"``. Columns not
-        named are inferred: string, boolean and categorical dtypes are
-        nominal, numeric ones ordinal/interval.
-    alpha_test : float or None, default=None
-        When set, ``transform`` adds ``diff_lower``, the one-sided
-        ``1 - alpha_test`` Wald lower confidence bound of ``diff``, and
-        ``flag`` requires ``diff_lower > tau`` as well.
+    nominal, ordinal, interval : sequence of columns or None, default=None
+        Columns declared nominal (compared by equality), ordinal (ordered
+        codes, compared by ``|a - b| / range``) or interval (continuous:
+        KNN-DD compares them like ordinal ones, CBN-DD and the structure
+        search use their ``n_bins`` quantile bins). Columns not declared are
+        inferred: strings, booleans and categoricals are nominal; numbers
+        are ordinal when they are integers with at most 32 distinct values,
+        else interval.
+    n_bins : int, default=5
+        Quantile bins of each interval column for CBN-DD and the structure
+        search (fewer when quantiles coincide); kept in ``bin_edges_``.
     n_jobs : int or None, default=None
-        Threads for KNN-DD's blocks of distances. Results do not depend on it.
+        Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
+        chooses the backend, for instance dask). Results do not depend on it.
     random_state : int, RandomState instance or None, default=None
-        Seeds the tie-breaking priority of the records (see Notes).
+        Not used: the rates are expectations over all tie-breaks, so nothing
+        is drawn at random. Kept so that callers passing a seed keep working.
 
     Attributes
     ----------
@@ -123,6 +152,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     protected_index_ : int
         Position of the protected column.
     positive_label_ : object
+    classes_ : ndarray
+        The decisions seen at fit.
     decision_name_ : str
         The name of the decision node in ``graph_``.
     graph_ : dict or None
@@ -130,25 +161,36 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         the decision only). None for ``method="knn"``.
     q_ : list
         ``Par(decision) \\ {protected}``, for ``method="cbn"``; for
-        ``method="knn"`` all non-protected columns.
+        ``method="knn"`` the compared columns (all but the protected and
+        identifier-like ones).
     attribute_kinds_ : dict
-        Column -> kind, for every column.
+        Column -> ``"nominal"``, ``"ordinal"`` or ``"interval"``.
+    bin_edges_ : dict
+        Interval column -> inner edges of its quantile bins (bin ``i`` holds
+        the values in ``[edge_{i-1}, edge_i)``).
+    identifier_columns_ : list
+        Columns left out because nearly every value is distinct (at least
+        95% of the rows, at least 20 rows, and not declared interval).
     structure_info_ : dict
-        The structure search's number of tests and separating sets (empty
-        when a graph was given).
+        The structure search's algorithm, number of tests, separating sets
+        and the identifier-like columns left out (empty when a graph was
+        given).
     group_sizes_ : tuple of int
         Rows of the unprotected and protected groups.
-    tie_seed_ : int
-        The seed of the tie-breaking hash.
+    flag_rule_ : str
+        The rule that ``flag`` applies, in words.
 
     Notes
     -----
-    Ties. Equally distant candidate testers are taken in the order of a
-    priority: a BLAKE2 hash of the record's values (all columns and the
-    decision) salted with ``tie_seed_``. Identical records share a priority
-    and are interchangeable, so the result does not depend on the order of
-    the rows, only on ``random_state``. Distances are rounded to 10 decimals
-    before they are compared.
+    Ties. Equally near records are not ranked by any seed: where the testers
+    are a free choice among equally near records (the tie group at the
+    ``k``-th distance of KNN-DD; the records taken from each subgroup and the
+    order of equally distant subgroups in Algorithm 1), ``p1`` and ``p2`` are
+    the expected positive rates over all equally likely choices. Records
+    taken for certain count fully; a tie group contributes the number taken
+    from it times its positive share. ``transform``, ``flag`` and ``report``
+    are therefore the same for any ``random_state`` and any row order. The
+    bounds use the plug-in binomial variance at the expected rates.
 
     Self-exclusion. A query row whose values equal a fitted record is taken
     to be that person, and one copy of the record is left out of its testers:
@@ -158,8 +200,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     with the negative decision, the only ones ``flag`` can mark, are
     audited exactly.
 
-    When fewer than ``k`` testers can be drawn (CBN-DD pairs records one to
-    one inside each subgroup), the rates use those drawn; with none, they are
+    When fewer than ``k`` testers can be taken (CBN-DD pairs records one to
+    one inside each subgroup), the rates use those taken; with none, they are
     NaN.
 
     References
@@ -171,6 +213,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
        KDD 2011.
     .. [3] J. M. Alvarez and S. Ruggieri. Counterfactual Situation Testing:
        Uncovering Discrimination under Fairness given the Difference. 2023.
+    .. [4] R. G. Newcombe. Interval estimation for the difference between
+       independent proportions. Statistics in Medicine 17, 1998.
 
     Examples
     --------
@@ -182,14 +226,17 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     >>> y = (rng.rand(400) < 0.3 + 0.2 * skill - 0.3 * sex).astype(int)
     >>> X = np.column_stack([sex, skill])
     >>> auditor = SituationTestingAuditor(protected=0, protected_value=1, k=20,
-    ...                                   graph=[0, 1], random_state=0).fit(X, y)
+    ...                                   graph=[0, 1]).fit(X, y)
     >>> auditor.q_
     [1]
     >>> out = auditor.transform(X)
     >>> out.shape, auditor.get_feature_names_out().tolist()
-    ((400, 3), ['p1', 'p2', 'diff'])
-    >>> int(auditor.flag(X, y).sum()) > 0
+    ((400, 5), ['p1', 'p2', 'diff', 'diff_lower', 'diff_upper'])
+    >>> report = auditor.report(X, y)
+    >>> len(report) == int(auditor.flag(X, y).sum()) > 0
     True
+    >>> sorted(report.summary)[:4]
+    ['diff', 'diff_lower', 'diff_upper', 'n1']
     """
 
     _parameter_constraints = {
@@ -198,33 +245,62 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "method": [StrOptions({"cbn", "knn"})],
         "k": [Interval(numbers.Integral, 1, None, closed="left")],
         "tau": [Interval(numbers.Real, -1, 1, closed="both")],
+        "flag_rule": [StrOptions({"bound", "tau"})],
+        "bound": [StrOptions(set(BOUNDS))],
+        "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "positive_label": "no_validation",
         "graph": "no_validation",
         "structure": [StrOptions({"local", "pc"})],
         "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
         "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
-        "attribute_kinds": [dict, None],
-        "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "nominal": ["array-like", None],
+        "ordinal": ["array-like", None],
+        "interval": ["array-like", None],
+        "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, protected=None, protected_value=None, method="cbn", k=50,
-                 tau=0.05, positive_label=None, graph=None, structure="local", alpha=0.05,
-                 smoothing=1.0, attribute_kinds=None, alpha_test=None, n_jobs=None,
-                 random_state=None):
+    def __init__(
+        self,
+        *,
+        protected: str | int | None = None,
+        protected_value: Any = None,
+        method: Literal["cbn", "knn"] = "cbn",
+        k: int = 50,
+        tau: float = 0.05,
+        flag_rule: Literal["bound", "tau"] = "bound",
+        bound: Literal["wald", "newcombe"] = "wald",
+        alpha_test: float | None = 0.1,
+        positive_label: Any = None,
+        graph: Any = None,
+        structure: Literal["local", "pc"] = "local",
+        alpha: float = 0.01,
+        smoothing: float = 1.0,
+        nominal: list | None = None,
+        ordinal: list | None = None,
+        interval: list | None = None,
+        n_bins: int = 5,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.protected = protected
         self.protected_value = protected_value
         self.method = method
         self.k = k
         self.tau = tau
+        self.flag_rule = flag_rule
+        self.bound = bound
+        self.alpha_test = alpha_test
         self.positive_label = positive_label
         self.graph = graph
         self.structure = structure
         self.alpha = alpha
         self.smoothing = smoothing
-        self.attribute_kinds = attribute_kinds
-        self.alpha_test = alpha_test
+        self.nominal = nominal
+        self.ordinal = ordinal
+        self.interval = interval
+        self.n_bins = n_bins
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -237,7 +313,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: Any, y: Any) -> "SituationTestingAuditor":
         """Learn the testers' pool from historical records and decisions.
 
         Parameters
@@ -255,95 +331,149 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             raise ValueError(MSG_NO_PROTECTED)
         if self.protected_value is None:
             raise ValueError(MSG_NO_PROTECTED_VALUE)
-        dtype_kinds = _dtype_kinds(X)
+        X_raw = X
         decision_name = getattr(y, "name", None)
         self.decision_name_ = decision_name if isinstance(decision_name, str) else "y"
-        X, y = validate_data(self, X, y, dtype=None, ensure_min_samples=2)
+        X, y = self._validate(X, y, reset=True)
         n, p = X.shape
-        if not dtype_kinds and X.dtype.kind not in "iuf":  # a bool or object array
-            dtype_kinds = {j: "nominal" for j in range(p)}
         columns = list(self.feature_names_in_) if hasattr(self, "feature_names_in_") \
             else list(range(p))
-        self._columns = columns
         self.protected_index_ = self._protected_index(columns)
-        self._categories = {}
-        Z = self._encode(X, fitting=True)
-        self._protected_value_code = self._protected_code(Z)
+        declared = {kind: getattr(self, kind) for kind in KINDS}
+        for kind in ("ordinal", "interval"):
+            if declared[kind] is not None and any(
+                    c == columns[self.protected_index_] for c in declared[kind]):
+                raise ValueError(MSG_PROTECTED_KIND.format(
+                    column=columns[self.protected_index_], kind=kind))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            records = Records(X_raw, X, columns, self.protected_index_, declared, self.n_bins)
+        for w in caught:
+            warnings.warn(w.message, w.category, stacklevel=2)
+        self._records = records
+        Z = records.Z
+        self._protected_value_code = self._protected_code(records, Z)
         group = self._group(Z)
-        positive = self._positive(y)
+        positive = self._positive(y, fitting=True)
         sizes = (int((~group).sum()), int(group.sum()))
         self.group_sizes_ = sizes
-        for which, size in zip(("unprotected", "protected"), sizes):
-            if size == 0:
-                raise ValueError(MSG_SINGLE_GROUP.format(
-                    which="in the protected group" if which == "unprotected"
-                    else "outside the protected group"))
+        if sizes[1] == 0 or sizes[0] == 0:
+            raise ValueError(MSG_SINGLE_GROUP.format(
+                which="outside the protected group" if sizes[1] == 0
+                else "in the protected group"))
         for which, size in zip(("unprotected", "protected"), sizes):
             if self.k > size:
                 raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
-        self.attribute_kinds_ = self._kinds(columns, dtype_kinds)
-        nominal = np.array([self.attribute_kinds_[c] == "nominal" for c in columns])
-        ranges = Z.max(axis=0) - Z.min(axis=0)
-
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        self.tie_seed_ = seed
-        records = np.column_stack([Z, positive.astype(np.float64)])
-        uniq, first, unit = np.unique(records, axis=0, return_index=True, return_inverse=True)
-        unit = unit.reshape(-1)
-        unit_rank = _rank(_record_priority(uniq, seed))
-        self._unit_of_record = {}
-        for u, row in enumerate(uniq):
-            self._unit_of_record[_key(row[:-1], row[-1])] = u
-        last_row = np.zeros(uniq.shape[0], dtype=np.intp)
-        last_row[unit] = np.arange(n)  # the last write wins: the highest row of each unit
-        self._unit_last_row = last_row
-        self._unit_of_row = unit
+        self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
+        self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}
+        self.identifier_columns_ = [columns[j] for j in records.identifiers]
+        self._columns = columns
         self._y_fit = np.asarray(y)
-        self._Z_fit = Z
-        self._positive_fit = positive
-
-        others = [j for j in range(p) if j != self.protected_index_]
+        self._units = Units(Z, positive)
+        units = self._units
+        first = units.first_row
         if self.method == "knn":
             self.graph_ = None
             self.structure_info_ = {}
-            self._q_idx = others
-            self._selector = KNNSelector(Z[:, others], unit, unit_rank, group, positive,
-                                         nominal[others], ranges[others])
-        else:
-            self._q_idx = self._find_parents(Z, positive, columns)
+            self._q_idx = [j for j in range(p)
+                           if j != self.protected_index_ and j not in records.identifiers]
             q = self._q_idx
-            self._selector = CBNSelector(
-                Z[:, q], unit_rank[unit], group, positive, nominal[q], ranges[q],
-                self.smoothing, lambda prof: _record_priority(prof, seed))
+            self._selector = KNNSelector(Z[first][:, q], units.count, group[first],
+                                         positive[first], records.nominal[q], records.ranges[q],
+                                         units.rows)
+            self._query = _identity
+            self._cell_values = self._unit_values
+        else:
+            B = records.binned(Z)
+            self._q_idx = self._find_parents(B, positive, columns, records)
+            q = self._q_idx
+            ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
+            self._selector = CBNSelector(B[:, q], units.unit_of_row, group, positive,
+                                         records.nominal[q], ranges, self.smoothing,
+                                         [columns[j] for j in q])
+            self._query = records.binned
+            self._cell_values = self._subgroup_values
         self.q_ = [columns[j] for j in self._q_idx]
+        self.flag_rule_ = self._rule_text()
         return self
 
-    def _find_parents(self, Z, positive, columns):
+    def _find_parents(self, B, positive, columns, records):
         c = self.protected_index_
         if self.graph is not None:
             parents = graph_to_parents(self.graph, columns, self.decision_name_, columns[c])
             self.graph_ = parents
             self.structure_info_ = {}
             par = parents[self.decision_name_]
-            return [columns.index(v) for v in columns if v in par and columns.index(v) != c]
-        codes = np.column_stack([np.unique(Z[:, j], return_inverse=True)[1].reshape(-1)
-                                 for j in range(Z.shape[1])])
+            return [j for j, v in enumerate(columns) if v in par and j != c]
+        codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
+                                 for j in range(B.shape[1])])
         e = positive.astype(np.intp)
+        candidates = [j for j in range(B.shape[1]) if j not in records.identifiers]
+        ids = [columns[j] for j in records.identifiers]
         if self.structure == "pc":
-            par = pc_parents(codes, e, alpha=self.alpha, protected_idx=c)
+            keep = candidates
+            par = pc_parents(codes[:, keep], e, alpha=self.alpha,
+                             protected_idx=keep.index(c))
+            par = [keep[j] for j in par]
             info = {"algorithm": "pc (causal-learn)"}
         else:
-            par, info = local_parent_search(codes, e, alpha=self.alpha, protected_idx=c)
+            par, info = local_parent_search(codes, e, alpha=self.alpha, protected_idx=c,
+                                            candidates=candidates)
             info = {"algorithm": "local G-test search", **info}
+        info["identifier_columns"] = ids
         self.structure_info_ = info
         self.graph_ = {self.decision_name_: tuple(columns[j] for j in par)}
         for j in par:
             self.graph_.setdefault(columns[j], ())
         return [j for j in par if j != c]
 
-    # ------------------------------------------------------------------------ transform
-    def transform(self, X):
-        """Positive rates among each row's testers.
+    def _rule_text(self):
+        if self.flag_rule == "tau":
+            return f"diff > {self.tau:g}"
+        level = 100 * (1 - self._alpha_test())
+        return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
+
+    def _alpha_test(self):
+        return 0.1 if self.alpha_test is None else self.alpha_test
+
+    # ------------------------------------------------------------ validation, encoding
+    def _validate(self, X, y="no_validation", *, reset=False):
+        """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        check_no_datetime(X)
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(self, X, dtype=None, reset=reset)
+        return validate_data(self, X, y, dtype=None, reset=reset,
+                             ensure_min_samples=2 if reset else 1)
+
+    def _encode(self, X):
+        return self._records.encode(X)
+
+    # ------------------------------------------------------------------- private hooks
+    def _transform(self, Z, *, cells=False, self_unit=None):
+        """Rates and bounds of each encoded row: (m, 5) [, the testers' cells]."""
+        if self_unit is None:
+            self_unit = self._units.lookup(Z)
+        Q = self._query(Z)[:, self._q_idx]
+        res = self._selector.rates(Q, self_unit, self.k, n_jobs=self.n_jobs, cells=cells)
+        pos, n, w2 = res[0], res[1], res[2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = pos / n
+            n_eff = n * n / w2  # the weighted mean's effective number of testers
+        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
+                                   alpha=self._alpha_test(), method=self.bound)
+        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper])
+        if cells:
+            return out, n, n_eff, self_unit, res[3]
+        return out
+
+    def _flag(self, out, Z, y):
+        negative = ~self._positive(y)
+        score = out[:, 3] if self.flag_rule == "bound" else out[:, 2]
+        return self._group(Z) & negative & (score > self.tau)
+
+    # ------------------------------------------------------------------ public methods
+    def transform(self, X: Any) -> Any:
+        """Positive rates among each row's testers and the bounds of ``diff``.
 
         Parameters
         ----------
@@ -352,34 +482,16 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        out : ndarray of shape (n_samples, 3) or (n_samples, 4)
-            Columns ``p1``, ``p2``, ``diff`` and, with ``alpha_test``,
-            ``diff_lower`` (see ``get_feature_names_out``).
+        out : ndarray of shape (n_samples, 5)
+            Columns ``p1``, ``p2``, ``diff``, ``diff_lower`` and ``diff_upper``
+            (one-sided ``1 - alpha_test`` bounds; see
+            ``get_feature_names_out``).
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=None, reset=False)
-        Z = self._encode(X)
-        pos, n = self._rates(Z)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = pos / n
-        diff = p[:, 0] - p[:, 1]
-        cols = [p[:, 0], p[:, 1], diff]
-        if self.alpha_test is not None:
-            z = stats.norm.ppf(1.0 - self.alpha_test)
-            with np.errstate(invalid="ignore", divide="ignore"):
-                se = np.sqrt(p[:, 0] * (1 - p[:, 0]) / n[:, 0] + p[:, 1] * (1 - p[:, 1]) / n[:, 1])
-            cols.append(diff - z * se)
-        return np.column_stack(cols)
-
-    def _rates(self, Z):
-        self_unit = self._self_units(Z)
-        if self.method == "knn":
-            return self._selector.rates(Z[:, self._q_idx], self_unit, self.k, self.n_jobs)
-        self_row = np.where(self_unit >= 0, self._unit_last_row[np.maximum(self_unit, 0)], -1)
-        return self._selector.rates(Z[:, self._q_idx], self_row, self.k)
+        return self._transform(self._encode(self._validate(X)))
 
     def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: ``p1``, ``p2``, ``diff`` (, ``diff_lower``).
+        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper.
 
         Parameters
         ----------
@@ -392,19 +504,16 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self)
         _check_feature_names_in(self, input_features)
-        names = ["p1", "p2", "diff"]
-        if self.alpha_test is not None:
-            names.append("diff_lower")
-        return np.asarray(names, dtype=object)
+        return np.asarray(_COLUMNS, dtype=object)
 
     def pairwise(self, X, Y=None):
         """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).
 
         For ``method="cbn"`` the distance is measured from each row of ``X``
         (the target, whose profile fixes the causal effects: the distance is
-        not symmetric) to each row of ``Y``, on ``q_`` only. For
-        ``method="knn"`` it is the mean per-attribute distance over all
-        non-protected columns.
+        not symmetric) to each row of ``Y``, on ``q_`` only (interval
+        attributes by their bins). For ``method="knn"`` it is the mean
+        per-attribute distance over the compared columns.
 
         Parameters
         ----------
@@ -417,46 +526,35 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         D : ndarray of shape (n_samples_X, n_samples_Y)
         """
         check_is_fitted(self)
-        Zx = self._encode(validate_data(self, X, dtype=None, reset=False))
-        Zy = self._Z_fit if Y is None else self._encode(
-            validate_data(self, Y, dtype=None, reset=False))
+        Zx = self._encode(self._validate(X))
+        Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
         q = self._q_idx
-        if self.method == "knn":
-            sel = self._selector
-            return knn_profile_distances(Zx[:, q], Zy[:, q], sel.weights, sel.nominal)
-        return self._selector.pair_distances(Zx[:, q], Zy[:, q])
+        return self._selector.pair_distances(self._query(Zx)[:, q], self._query(Zy)[:, q])
 
-    def flag(self, X, y):
+    def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.
 
         A row is flagged when it belongs to the protected group, received
-        the negative decision and ``diff > tau`` (and, with ``alpha_test``,
-        ``diff_lower > tau``).
+        the negative decision and the flag rule holds (``flag_rule_``).
 
         Parameters
         ----------
         X : {array-like, DataFrame} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            The decisions the people received.
+            The decisions the people received (among the fitted ones).
 
         Returns
         -------
         mask : ndarray of shape (n_samples,), dtype bool
         """
         check_is_fitted(self)
-        out = self.transform(X)
-        X, y = validate_data(self, X, y, dtype=None, reset=False)
-        return self._flag(out, self._encode(X), y)
+        X, y = self._validate(X, y)
+        Z = self._encode(X)
+        self._check_decisions(y)
+        return self._flag(self._transform(Z), Z, y)
 
-    def _flag(self, out, Z, y):
-        negative = ~self._positive(y, fitting=False)
-        mask = self._group(Z) & negative & (out[:, 2] > self.tau)
-        if self.alpha_test is not None:
-            mask &= out[:, 3] > self.tau
-        return mask
-
-    def report(self, X, y, *, fitted_rows=None):
-        """The evidence for each flagged row: its testers and their decisions.
+    def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
+        """The evidence for every flagged row: its testers, their weights and decisions.
 
         Parameters
         ----------
@@ -471,49 +569,125 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        report : list of dict
-            One dict per flagged row with ``row`` (position in X), ``p1``,
-            ``p2``, ``diff`` (and ``diff_lower``), ``testers_unprotected`` and
-            ``testers_protected`` (row positions in the fitted data) and
-            ``decisions_unprotected`` and ``decisions_protected`` (their
-            decisions ``y``).
+        report : SituationTestingReport
+            A sequence of per-person evidence (dicts) with the long table of
+            testers (``report.testers``, ``report.frame()``) and one summary
+            row per flagged person (``report.summary``); see
+            :mod:`skfair_manifold.situation_testing._evidence` for every
+            field.
         """
         check_is_fitted(self)
-        out = self.transform(X)
-        X, y = validate_data(self, X, y, dtype=None, reset=False)
+        X, y = self._validate(X, y)
         Z = self._encode(X)
-        if fitted_rows is None:
-            same = Z.shape == self._Z_fit.shape and np.array_equal(Z, self._Z_fit) \
-                and np.array_equal(np.asarray(y), self._y_fit)
-            fitted_rows = np.arange(Z.shape[0]) if same else np.full(Z.shape[0], -1)
-        fitted_rows = np.asarray(fitted_rows, dtype=np.intp)
+        self._check_decisions(y)
+        fitted_rows = self._fitted_rows(fitted_rows, Z, y)
+        self_unit = self._units.lookup(Z)
+        out = self._transform(Z, self_unit=self_unit)
         mask = self._flag(out, Z, y)
-        self_unit = self._self_units(Z)
-        names = self.get_feature_names_out()
-        rows = []
-        for i in np.flatnonzero(mask):
-            q = Z[i, self._q_idx]
-            u = self_unit[i]
-            own = fitted_rows[i]
-            if u < 0 or own < 0 or self._unit_of_row[own] != u:
-                own = self._unit_last_row[u] if u >= 0 else -1
-            if self.method == "knn":
-                plus, minus = self._selector.testers(q, u, self.k, own)
+        rows = np.flatnonzero(mask)
+        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
+                                                              self_unit=self_unit[rows])
+        summary = {"row": rows}
+        summary.update({name: sub_out[:, i] for i, name in enumerate(_COLUMNS)})
+        summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
+        summary["n1_eff"], summary["n2_eff"] = n_eff[:, 0], n_eff[:, 1]
+        summary["rule"] = np.full(rows.shape[0], self._rule_text(), dtype=object)
+        testers = self._tester_table(rows, cells)
+        records = self._records
+        Zr = Z[rows]
+
+        def claimant(i):
+            return {name: records.decode(j, Zr[i:i + 1, j])[0]
+                    for j, name in enumerate(self._columns)}
+
+        own = fitted_rows[rows]
+        unit_own = np.where(self_unit >= 0, self._units.last_row[np.maximum(self_unit, 0)], -1)
+        own = np.where((own >= 0) & (self_unit >= 0)
+                       & (self._units.unit_of_row[np.maximum(own, 0)] == self_unit), own,
+                       unit_own)
+        return SituationTestingReport(
+            summary=summary, testers=testers, claimant=claimant,
+            decisions=np.asarray(y)[rows], own_rows=own, rows_of_cell=self._selector.rows_of,
+            y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text())
+
+    def _tester_table(self, rows, cells):
+        """The long table (dict of arrays) of the testers' cells of flagged rows."""
+        order = np.lexsort((cells["distance"], cells["side"], cells["query"]))
+        c = {name: v[order] for name, v in cells.items()}
+        weight = c["weight"]
+        n_rec = c["n_records"]
+        n_pos = c["n_positive"]
+        table = {
+            "row": rows[c["query"]],
+            "side": SIDES[c["side"]],
+            "certain": weight >= 1.0 - 1e-12,
+            "distance": c["distance"],
+            "n_records": n_rec,
+            "n_positive": n_pos,
+            "weight": weight,
+            "testers": weight * n_rec,
+            "positives": weight * n_pos,
+            "cell": c["cell"],
+        }
+        table.update(self._cell_values(c["cell"]))
+        return table
+
+    def _unit_values(self, unit):
+        """KNN-DD's cells are units: every column and the decision of the record."""
+        records = self._records
+        first = self._units.first_row[unit]
+        values = {str(name): records.decode(j, records.Z[first, j])
+                  for j, name in enumerate(self._columns)}
+        values[self.decision_name_] = self._y_fit[first]
+        return values
+
+    def _subgroup_values(self, sub):
+        """CBN-DD's cells are subgroups: their profile over q_, interval columns as bins."""
+        records = self._records
+        prof = self._selector.profiles[np.minimum(sub, self._selector.profiles.shape[0] - 1)]
+        values = {}
+        for k, j in enumerate(self._q_idx):
+            if j in records.bin_edges:
+                labels = np.asarray(records.bin_labels(j), dtype=object)
+                values[str(self._columns[j])] = labels[prof[:, k].astype(np.intp)]
             else:
-                plus, minus = self._selector.testers(q, own, self.k)
-            entry = {"row": int(i)}
-            entry.update({str(nm): float(v) for nm, v in zip(names, out[i])})
-            entry.update({
-                "testers_unprotected": plus, "decisions_unprotected": self._y_fit[plus],
-                "testers_protected": minus, "decisions_protected": self._y_fit[minus],
-            })
-            rows.append(entry)
-        return rows
+                values[str(self._columns[j])] = records.decode(j, prof[:, k])
+        return values
 
     # -------------------------------------------------------------------------- helpers
+    def _fitted_rows(self, fitted_rows, Z, y):
+        m = Z.shape[0]
+        n_fit = self._records.Z.shape[0]
+        if fitted_rows is None:
+            same = m == n_fit and np.array_equal(Z, self._records.Z) \
+                and np.array_equal(np.asarray(y), self._y_fit)
+            return np.arange(m) if same else np.full(m, -1, dtype=np.intp)
+        rows = np.asarray(fitted_rows)
+        problem = None
+        if rows.ndim != 1 or rows.shape[0] != m:
+            problem = f"shape {rows.shape}"
+        elif rows.size and not np.issubdtype(rows.dtype, np.integer):
+            problem = f"dtype {rows.dtype}"
+        elif rows.size and (rows.min() < -1 or rows.max() >= n_fit):
+            bad = rows[(rows < -1) | (rows >= n_fit)][0]
+            problem = f"{int(bad)}"
+        if problem is not None:
+            raise ValueError(MSG_FITTED_ROWS.format(n_fit=n_fit - 1, n_rows=m,
+                                                    problem=problem))
+        return rows.astype(np.intp)
+
+    def _check_decisions(self, y):
+        y = np.asarray(y)
+        known = np.isin(y, self.classes_)
+        if not known.all():
+            raise ValueError(MSG_UNKNOWN_DECISION.format(value=_item(y[~known][0]),
+                                                         classes=self.classes_.tolist()))
+
     def _protected_index(self, columns):
         prot = self.protected
         if isinstance(prot, numbers.Integral) and not isinstance(prot, bool):
+            if hasattr(self, "feature_names_in_") and prot in columns:
+                return columns.index(prot)
             if not -len(columns) <= prot < len(columns):
                 raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
                     protected=prot, columns=f"{len(columns)} columns"))
@@ -524,28 +698,11 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             raise ValueError(MSG_PROTECTED_NOT_FOUND.format(protected=prot, columns=columns))
         return columns.index(prot)
 
-    def _encode(self, X, fitting=False):
-        """Numeric matrix: numbers as floats, string columns as category codes."""
-        X = np.asarray(X)
-        Z = np.empty(X.shape, dtype=np.float64)
-        for j in range(X.shape[1]):
-            col = X[:, j]
-            if fitting and col.dtype == object and all(isinstance(v, str) for v in col):
-                self._categories[j] = np.unique(col)
-            if j in self._categories:
-                cats = self._categories[j]
-                col = col.astype(str)
-                pos = np.minimum(np.searchsorted(cats, col), cats.shape[0] - 1)
-                Z[:, j] = np.where(cats[pos] == col, pos, -1)
-            else:
-                Z[:, j] = col.astype(np.float64)
-        return Z
-
-    def _protected_code(self, Z):
+    def _protected_code(self, records, Z):
         """The protected value in the encoded column (fit); error when absent."""
         j = self.protected_index_
-        if j in self._categories:
-            cats = self._categories[j]
+        if j in records.categories:
+            cats = records.categories[j]
             hit = np.flatnonzero(cats == self.protected_value) \
                 if isinstance(self.protected_value, str) else np.zeros(0, dtype=np.intp)
             values = cats.tolist()
@@ -560,19 +717,20 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                 code = None
         if code is None:
             raise ValueError(MSG_UNKNOWN_PROTECTED_VALUE.format(
-                value=self.protected_value, column=self._columns[j], values=values))
+                value=self.protected_value, column=records.columns[j], values=values))
         return code
 
     def _group(self, Z):
         """True for the protected group, from the protected column."""
         return Z[:, self.protected_index_] == self._protected_value_code
 
-    def _positive(self, y, fitting=True):
+    def _positive(self, y, fitting=False):
         y = np.asarray(y)
         if fitting:
             classes = np.unique(y)
+            self.classes_ = classes
             if classes.shape[0] < 2:
-                raise ValueError(MSG_SINGLE_DECISION.format(value=classes[0]))
+                raise ValueError(MSG_SINGLE_DECISION.format(value=_item(classes[0])))
             if self.positive_label is None:
                 if classes.shape[0] != 2:
                     raise ValueError(MSG_NOT_BINARY.format(n=classes.shape[0],
@@ -585,60 +743,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                 self.positive_label_ = self.positive_label
         return y == self.positive_label_
 
-    def _kinds(self, columns, dtype_kinds):
-        given = self.attribute_kinds or {}
-        for col, kind in given.items():
-            if col not in columns:
-                raise ValueError(MSG_KIND_COLUMN.format(column=col))
-            if kind not in _KINDS:
-                raise ValueError(MSG_KIND.format(column=col, kind=kind))
-        kinds = {}
-        for j, col in enumerate(columns):
-            inferred = "nominal" if (j in self._categories or dtype_kinds.get(j) == "nominal") \
-                else "ordinal"
-            kind = given.get(col, inferred)
-            if j in self._categories and kind != "nominal":
-                raise ValueError(MSG_STRING_ORDINAL.format(column=col))
-            kinds[col] = kind
-        return kinds
 
-    def _self_units(self, Z):
-        """The fitted unit each query row is a copy of (negative decision first), or -1."""
-        units = np.full(Z.shape[0], -1, dtype=np.intp)
-        table = self._unit_of_record
-        for i, row in enumerate(Z):
-            u = table.get(_key(row, 0.0), -1)
-            if u < 0:
-                u = table.get(_key(row, 1.0), -1)
-            units[i] = u
-        return units
+def _identity(Z):
+    return Z
 
 
-def _dtype_kinds(X):
-    """Nominal columns of a DataFrame by dtype: bool, object, string, categorical."""
-    dtypes = getattr(X, "dtypes", None)
-    if dtypes is None or not hasattr(X, "columns"):
-        return {}
-    return {j: "nominal" for j, dt in enumerate(dtypes)
-            if getattr(dt, "kind", "O") not in "iuf"}
-
-
-def _key(row, positive):
-    return (np.asarray(row, dtype=np.float64) + 0.0).tobytes() + (b"\x01" if positive else b"\x00")
-
-
-def _record_priority(rows, seed):
-    """A seeded BLAKE2 hash of each row's values, as an unsigned 64-bit priority."""
-    salt = int(seed).to_bytes(8, "little")
-    rows = np.ascontiguousarray(np.asarray(rows, dtype=np.float64) + 0.0)
-    out = np.empty(rows.shape[0], dtype=np.uint64)
-    for i in range(rows.shape[0]):
-        h = hashlib.blake2b(rows[i].tobytes(), digest_size=8, key=salt)
-        out[i] = int.from_bytes(h.digest(), "little")
-    return out
-
-
-def _rank(priority):
-    ranks = np.empty(priority.shape[0], dtype=np.intp)
-    ranks[np.argsort(priority, kind="stable")] = np.arange(priority.shape[0])
-    return ranks
+def _item(v):
+    return v.item() if isinstance(v, np.generic) else v

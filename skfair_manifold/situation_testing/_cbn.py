@@ -21,18 +21,34 @@ each attribute ``k`` and each value ``v`` of it, the mixture
 ``A[l, k, v] = sum_c P(c) P(e+ | c, q^l with q_k := v)``, so that
 ``CE(q_k, v) = A[l, k, q_k] - A[l, k, v]``.
 
-Selection (Algorithm 1, lines 9-17): subgroups are visited by increasing
-distance (ties between subgroups: by their seeded priority); from each,
-``min(|g+|, |g-|, K - n)`` records are taken on both sides, so the pairing is
-one to one. Inside a side, records are taken in priority order (a seeded hash
-of the record, see ``_auditor._record_priority``).
+Selection (Algorithm 1, lines 9-17), without tie-breaking: subgroups are
+visited by increasing distance; from each, ``min(|g+|, |g-|, K - n)`` records
+are taken on both sides, so the pairing is one to one. Which records of a
+subgroup are taken is a free choice, and so is the order of subgroups at
+equal distance: subgroups at one distance form a *tier* whose pairs are one
+pool. When a tier straddles ``K`` with ``P`` pairs and ``R`` still to take,
+each of its pairs is taken with probability ``R / P``, and a record of side
+``s`` of subgroup ``l`` with probability ``pairs_l R / P / |g_l^s|``. The
+rates are the expectations over all these choices: every record taken for
+certain counts fully, a partly taken subgroup contributes the number taken
+from it times its positive share. They are the same for any seed and any row
+order, and equal the mean over all tie-breaks.
 """
 
 import numpy as np
 
+from ._blocks import expand_to_queries, run_blocks
 from ._knn import _MAX_ONEHOT, onehot
 
 _DECIMALS = 10
+_CHUNK_CELLS = 2_000_000  # distances (or prefix cells) per block: bounded memory
+_MAX_MIXTURE_CELLS = 50_000_000  # Lemma 3's table: profiles x attribute values
+
+MSG_TOO_MANY_PROFILES = (
+    "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "
+    "Q = {q} times {values:,} attribute values); give fewer or coarser parents: declare a "
+    "many-valued numeric column interval (it is then binned), or pass a graph."
+)
 
 
 class CBNSelector:
@@ -41,21 +57,22 @@ class CBNSelector:
     Parameters
     ----------
     Qv : ndarray of shape (n, |Q|)
-        Values of the parents ``Q`` for the fitted records.
-    unit_rank_of_row : ndarray of shape (n,)
-        Tie-breaking rank of each record (identical records share one).
+        Values of the parents ``Q`` for the fitted records (interval
+        attributes as bin indices).
+    unit_of_row : ndarray of shape (n,), dtype intp
+        The unit (identical records) of each fitted row.
     group : ndarray of shape (n,), dtype bool
         True for the protected group.
     positive : ndarray of shape (n,), dtype bool
     nominal : ndarray of shape (|Q|,), dtype bool
     ranges : ndarray of shape (|Q|,)
     smoothing : float
-    prof_priority : callable
-        Maps the array of observed profiles to one tie-breaking priority each.
+    q_names : list or None
+        The names of Q's columns, for the error messages.
     """
 
-    def __init__(self, Qv, unit_rank_of_row, group, positive, nominal, ranges, smoothing,
-                 prof_priority):
+    def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
+                 q_names=None):
         n, nq = Qv.shape
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)
@@ -63,8 +80,6 @@ class CBNSelector:
         self.profiles, sub = np.unique(Qv, axis=0, return_inverse=True)
         sub = sub.reshape(-1)
         self.row_sub = sub
-        self.row_side = group.astype(np.intp)
-        self.row_positive = positive.astype(np.float64)
         L = self.profiles.shape[0]
         self.domains = [np.unique(Qv[:, k]) for k in range(nq)]
         self.p_c = np.array([np.mean(~group), np.mean(group)])
@@ -74,24 +89,48 @@ class CBNSelector:
         self.npos = np.zeros((L, 2))
         np.add.at(self.n, (sub, side), 1.0)
         np.add.at(self.npos, (sub, side), positive.astype(np.float64))
-        # Segments: rows of (subgroup, side) in priority order, their cumulative positives.
-        seg = sub * 2 + side
-        order = np.lexsort((np.arange(n), unit_rank_of_row, seg))
-        self.seg_rows = order
-        bounds = np.searchsorted(seg[order], np.arange(2 * L + 1))
-        self.seg_start = bounds[:-1].reshape(L, 2)
-        ypos = positive[order].astype(np.float64)
-        # cum[start + j + seg_index] = positives among the first j rows of the segment
-        self.cum = np.concatenate([[0.0], np.cumsum(ypos)])
+        n_units = int(unit_of_row.max()) + 1 if n else 0
+        self.unit_sub = np.zeros(n_units, dtype=np.intp)
+        self.unit_sub[unit_of_row] = sub
+        self.unit_side = np.zeros(n_units, dtype=np.intp)
+        self.unit_side[unit_of_row] = side
+        self.unit_pos = np.zeros(n_units)
+        self.unit_pos[unit_of_row] = positive
         self._n_pad = np.vstack([self.n, [[0.0, 0.0]]])  # row L: an empty dummy subgroup
-        self._start_pad = np.vstack([self.seg_start, [[0, 0]]])
-        self.position_in_seg = np.empty(n, dtype=np.intp)
-        self.position_in_seg[order] = np.arange(n) - np.repeat(bounds[:-1], np.diff(bounds))
-        self.sub_order = np.argsort(prof_priority(self.profiles), kind="stable")
+        self._npos_pad = np.vstack([self.npos, [[0.0, 0.0]]])
+        seg = sub * 2 + side
+        self.seg_rows = np.argsort(seg, kind="stable")
+        self.seg_bounds = np.searchsorted(seg[self.seg_rows], np.arange(2 * L + 1))
         self._onehot_T = (onehot(self.profiles, self.domains).T.copy()
                           if sum(d.shape[0] for d in self.domains) <= _MAX_ONEHOT else None)
+        # One int64 key per profile (mixed radix over the value indices, unseen
+        # values included) when it fits, for the look-up of query profiles.
+        radix = [d.shape[0] + 1 for d in self.domains]
+        size = 1
+        for r in radix:
+            size *= r
+        if size < 2 ** 62:
+            strides = np.ones(nq, dtype=np.int64)
+            for k in range(nq - 2, -1, -1):
+                strides[k] = strides[k + 1] * radix[k + 1]
+            self._strides = strides
+            keys = self._codes(self.profiles) @ strides
+            self._key_order = np.argsort(keys, kind="stable")
+            self._sorted_keys = keys[self._key_order]
+        else:
+            self._strides = None
         # Lemma 3: the mixture A for every observed profile and single-coordinate change.
+        cells = L * sum(d.shape[0] for d in self.domains)
+        if cells > _MAX_MIXTURE_CELLS:
+            raise ValueError(MSG_TOO_MANY_PROFILES.format(
+                cells=cells, profiles=L, q=q_names if q_names is not None else nq,
+                values=sum(d.shape[0] for d in self.domains)))
         self.A = self._mixtures(self.profiles)
+
+    def rows_of(self, sub, side):
+        """Fitted rows of subgroup ``sub`` on ``side`` (0: S+, 1: S-), lowest first."""
+        seg = 2 * int(sub) + int(side)
+        return self.seg_rows[self.seg_bounds[seg]:self.seg_bounds[seg + 1]]
 
     # --- probabilities --------------------------------------------------------------
     def _codes(self, V):
@@ -103,17 +142,27 @@ class CBNSelector:
             idx[:, k] = np.where(dom[j] == V[:, k], j, dom.shape[0])
         return idx
 
-    def p_pos(self, V):
-        """Smoothed ``P(e+ | c, q)`` for each profile row of ``V``: shape (m, 2)."""
+    def _profile_index(self, idx):
+        """Row of ``self.profiles`` holding each row of value indices, or -1."""
+        if self._strides is not None:
+            key = idx @ self._strides
+            pos = np.minimum(np.searchsorted(self._sorted_keys, key),
+                             max(self._sorted_keys.shape[0] - 1, 0))
+            hit = self._sorted_keys[pos] == key if self._sorted_keys.size else \
+                np.zeros(key.shape[0], dtype=bool)
+            return np.where(hit, self._key_order[pos], -1)
         obs = self._codes(self.profiles)
-        qry = self._codes(V)
-        allc = np.concatenate([obs, qry])
+        allc = np.concatenate([obs, idx])
         _, inv = np.unique(allc, axis=0, return_inverse=True)
         inv = inv.reshape(-1)
         key_obs, key_q = inv[: obs.shape[0]], inv[obs.shape[0]:]
         lookup = np.full(int(inv.max()) + 1 if inv.size else 1, -1, dtype=np.intp)
         lookup[key_obs] = np.arange(obs.shape[0])
-        l = lookup[key_q]
+        return lookup[key_q]
+
+    def p_pos(self, V):
+        """Smoothed ``P(e+ | c, q)`` for each profile row of ``V``: shape (m, 2)."""
+        l = self._profile_index(self._codes(V))
         seen = l >= 0
         n = np.where(seen[:, None], self.n[np.maximum(l, 0)], 0.0)
         npos = np.where(seen[:, None], self.npos[np.maximum(l, 0)], 0.0)
@@ -189,156 +238,180 @@ class CBNSelector:
         return np.round(D, _DECIMALS, out=D)
 
     # --- selection --------------------------------------------------------------------
-    def rates(self, Qv, self_row, k):
-        """Positives and testers on both sides for each query (Algorithm 1).
+    def rates(self, Qv, self_unit, k, *, n_jobs=None, cells=False):
+        """Expected positives and testers on both sides for each query (Algorithm 1).
 
         Parameters
         ----------
         Qv : ndarray of shape (m, |Q|)
-        self_row : ndarray of shape (m,), dtype intp
-            A fitted row that the query is a copy of (left out of its
-            testers), or -1.
+        self_unit : ndarray of shape (m,), dtype intp
+            The fitted unit the query is a copy of (one copy is left out of
+            its testers), or -1.
         k : int
+        n_jobs : int or None
+        cells : bool
+            Also return the subgroups taken (see ``Returns``).
 
         Returns
         -------
-        pos, n : ndarray of shape (m, 2)
+        pos, n, w2 : ndarray of shape (m, 2)
+            Expected positives, testers, and the sum of the testers' squared
+            weights (``sum_l take_l ** 2 / |g_l^s|``) on each side.
+        cells : dict of ndarray, only with ``cells=True``
+            One entry per (query, side, subgroup) with records taken:
+            ``query``, ``side``, ``cell`` (the subgroup), ``distance``, ``n_records``
+            (records available on that side), ``n_positive`` (their
+            positives) and ``weight`` (probability that each is a tester).
         """
         m = Qv.shape[0]
-        uq, qi = np.unique(Qv, axis=0, return_inverse=True)
-        qi = qi.reshape(-1)
         pos = np.zeros((m, 2))
         n = np.zeros((m, 2))
         if m == 0:
-            return pos, n
-        # A query that is a copy of a fitted row removes it from one segment.
-        has_self = self_row >= 0
-        s_sub = np.where(has_self, self.row_sub[np.maximum(self_row, 0)], -1)
-        s_side = np.where(has_self, self.row_side[np.maximum(self_row, 0)], 0)
-        s_pos_in = np.where(has_self, self.position_in_seg[np.maximum(self_row, 0)], 0)
-        s_y = np.where(has_self, self.row_positive[np.maximum(self_row, 0)], 0.0)
-        keys, inv = np.unique(np.column_stack([qi, s_sub, s_side, s_pos_in, s_y]), axis=0,
+            return (pos, n, n.copy(), _no_cells()) if cells else (pos, n, n.copy())
+        uq, qi = np.unique(Qv, axis=0, return_inverse=True)
+        qi = qi.reshape(-1)
+        has = self_unit >= 0
+        u = np.maximum(self_unit, 0)
+        s_sub = np.where(has, self.unit_sub[u] if self.unit_sub.size else -1, -1)
+        s_side = np.where(has, self.unit_side[u] if self.unit_side.size else 0, 0)
+        s_y = np.where(has, self.unit_pos[u] if self.unit_pos.size else 0.0, 0.0)
+        keys, inv = np.unique(np.column_stack([qi, s_sub, s_side, s_y]), axis=0,
                               return_inverse=True)
         inv = inv.reshape(-1)
         L = self.profiles.shape[0]
-        step = max(1, 2_000_000 // max(L, 1))
-        blocks = [self._prefix_orders(self.distances(uq[i:i + step]), k + 1)
-                  for i in range(0, uq.shape[0], step)]
-        W = max(b.shape[1] for b in blocks)
+        step = max(1, _CHUNK_CELLS // max(L, 1))
+        tasks = [(uq[i:i + step], k + 1) for i in range(0, uq.shape[0], step)]
+        blocks = run_blocks(self._prefix_task, tasks, n_jobs=n_jobs)
+        W = max(b[0].shape[1] for b in blocks)
         prefix = np.full((uq.shape[0], W), L, dtype=np.intp)
+        pdist = np.full((uq.shape[0], W), np.inf)
         i = 0
-        for b in blocks:
-            prefix[i:i + b.shape[0], : b.shape[1]] = b
-            i += b.shape[0]
-        block = max(1, 2_000_000 // max(prefix.shape[1], 1))
-        kpos = np.zeros((keys.shape[0], 2))
-        kn = np.zeros((keys.shape[0], 2))
-        for start in range(0, keys.shape[0], block):
-            kb = keys[start:start + block]
-            kpos[start:start + block], kn[start:start + block] = self._select(prefix, kb, k)
-        return kpos[inv], kn[inv]
+        for o, d in blocks:
+            prefix[i:i + o.shape[0], : o.shape[1]] = o
+            pdist[i:i + o.shape[0], : o.shape[1]] = d
+            i += o.shape[0]
+        block = max(1, _CHUNK_CELLS // 2 // max(W, 1))
+        tasks = [(prefix, pdist, keys[s:s + block], k, cells)
+                 for s in range(0, keys.shape[0], block)]
+        out = run_blocks(self._select, tasks, n_jobs=n_jobs)
+        kpos = np.concatenate([o[0] for o in out])
+        kn = np.concatenate([o[1] for o in out])
+        kw = np.concatenate([o[2] for o in out])
+        if not cells:
+            return kpos[inv], kn[inv], kw[inv]
+        parts = [o[3] for o in out]
+        key = np.concatenate([p["key"] + b * block for b, p in enumerate(parts)])
+        found = {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
+        query, cell = expand_to_queries(inv, key)
+        result = {"query": query}
+        result.update({name: v[cell] for name, v in found.items() if name != "key"})
+        return kpos[inv], kn[inv], kw[inv], result
+
+    def _prefix_task(self, task):
+        V, need = task
+        return self._prefix_orders(self.distances(V), need)
 
     def _prefix_orders(self, D, need):
         """Per query profile, the subgroups in visiting order, up to ``need`` pairs.
 
-        Visiting order: increasing distance, ties by subgroup priority. Only
-        the prefix holding the first ``need`` pairs is kept (``need = k + 1``
-        leaves room for a query that removes itself from one pair). Rows are
-        padded with the empty dummy subgroup ``L``. A partial sort of 256
-        columns is tried first; the rows it cannot settle are sorted fully.
+        Visiting order: increasing distance. The prefix holds the first
+        ``need`` pairs and the whole tier (subgroups at equal distance) where
+        they run out (``need = k + 1`` leaves room for a query that removes
+        itself from one pair). Rows are padded with the empty dummy subgroup
+        ``L`` at distance inf. A partial sort of 256 columns is tried first;
+        the rows it cannot settle are sorted fully.
         """
         u, L = D.shape
-        Dp = D[:, self.sub_order]  # columns in priority order: stable sorts break ties
-        pairs_p = np.minimum(self.n[self.sub_order, 0], self.n[self.sub_order, 1])
+        pairs = np.minimum(self.n[:, 0], self.n[:, 1])
         m = min(L, 256)
-        orders = np.full((u, L), L, dtype=np.intp)
-        width = np.zeros(u, dtype=np.intp)
+        results = []
         todo = np.ones(u, dtype=bool)
         if m < L:
-            part = np.argpartition(Dp, m - 1, axis=1)[:, :m]
-            dpart = np.take_along_axis(Dp, part, axis=1)
-            srt = np.lexsort((part, dpart), axis=1)
+            part = np.argpartition(D, m - 1, axis=1)[:, :m]
+            dpart = np.take_along_axis(D, part, axis=1)
+            srt = np.argsort(dpart, axis=1, kind="stable")
             part = np.take_along_axis(part, srt, axis=1)
             dpart = np.take_along_axis(dpart, srt, axis=1)
             exact = dpart < dpart[:, -1:]  # strictly below the m-th distance: complete
-            cum = np.cumsum(pairs_p[part] * exact, axis=1)
+            cum = np.cumsum(pairs[part] * exact, axis=1)
             ok = cum[:, -1] >= need
-            w = np.argmax(cum >= need, axis=1) + 1
             rows = np.flatnonzero(ok)
-            for r in rows:
-                orders[r, : w[r]] = part[r, : w[r]]
-            width[rows] = w[rows]
+            results.append((rows, part[rows], dpart[rows], cum[rows]))
             todo[rows] = False
         rows = np.flatnonzero(todo)
         if rows.size:
-            full = np.argsort(Dp[rows], axis=1, kind="stable")
-            cum = np.cumsum(pairs_p[full], axis=1)
-            w = np.where(cum[:, -1] >= need, np.argmax(cum >= need, axis=1) + 1, L)
-            for i, r in enumerate(rows):
-                orders[r, : w[i]] = full[i, : w[i]]
-            width[rows] = w
-        W = int(width.max()) if u else 0
-        orders = orders[:, :W]
-        real = orders < L
-        orders[real] = self.sub_order[orders[real]]
-        return orders
+            full = np.argsort(D[rows], axis=1, kind="stable")
+            dfull = np.take_along_axis(D[rows], full, axis=1)
+            results.append((rows, full, dfull, np.cumsum(pairs[full], axis=1)))
+        widths = []
+        for rows, order, dist, cum in results:
+            enough = cum[:, -1] >= need
+            w0 = np.where(enough, np.argmax(cum >= need, axis=1), order.shape[1] - 1)
+            d_last = dist[np.arange(rows.shape[0]), w0]
+            widths.append((dist <= d_last[:, None]).sum(axis=1))  # the whole last tier
+        W = max((int(w.max()) for w in widths if w.size), default=0)
+        orders = np.full((u, W), L, dtype=np.intp)
+        dists = np.full((u, W), np.inf)
+        for (rows, order, dist, _), w in zip(results, widths):
+            width = min(W, order.shape[1])
+            keep = np.arange(width)[None, :] < w[:, None]
+            orders[rows, :width] = np.where(keep, order[:, :width], L)
+            dists[rows, :width] = np.where(keep, dist[:, :width], np.inf)
+        return orders, dists
 
-    def _select(self, prefix, keys, k):
+    def _select(self, task):
+        prefix, pdist, keys, k, cells = task
         b = keys.shape[0]
         qi = keys[:, 0].astype(np.intp)
         s_sub = keys[:, 1].astype(np.intp)
         s_side = keys[:, 2].astype(np.intp)
-        s_pos_in = keys[:, 3].astype(np.intp)
-        s_y = keys[:, 4]
+        s_y = keys[:, 3]
         order = prefix[qi]
-        n_plus = self._n_pad[order, 0]
-        n_minus = self._n_pad[order, 1]
-        rows = np.arange(b)
-        # where the query's own subgroup sits in its visiting order (if it is visited)
+        dist = pdist[qi]
+        n_side = self._n_pad[order]  # (b, W, 2)
+        p_side = self._npos_pad[order]
+        # the query's own record leaves its subgroup
         hit = (order == s_sub[:, None]) & (s_sub[:, None] >= 0)
-        found = hit.any(axis=1)
-        where = np.argmax(hit, axis=1)
-        hs = rows[found]
-        n_plus[hs, where[hs]] -= (s_side[hs] == 0)
-        n_minus[hs, where[hs]] -= (s_side[hs] == 1)
-        pairs = np.minimum(n_plus, n_minus)
-        before = np.cumsum(pairs, axis=1) - pairs
-        take = np.clip(float(k) - before, 0.0, pairs).astype(np.intp)
-        out_pos = np.zeros((b, 2))
-        for s in (0, 1):
-            start = self._start_pad[order, s]
-            got = self.cum[start + take] - self.cum[start]
-            hs = rows[found & (s_side == s)]
-            if hs.size:
-                w = where[hs]
-                t = take[hs, w]
-                st = start[hs, w]
-                shifted = self.cum[st + t + 1] - self.cum[st] - s_y[hs]
-                got[hs, w] = np.where(s_pos_in[hs] <= t, shifted, got[hs, w])
-            out_pos[:, s] = got.sum(axis=1)
-        n_taken = take.sum(axis=1).astype(np.float64)
-        return out_pos, np.column_stack([n_taken, n_taken])
+        r, c = np.nonzero(hit)
+        n_side[r, c, s_side[r]] -= 1.0
+        p_side[r, c, s_side[r]] -= s_y[r]
+        pairs = np.minimum(n_side[:, :, 0], n_side[:, :, 1])
+        W = order.shape[1]
+        cols = np.arange(W)
+        new = np.ones((b, W), dtype=bool)
+        new[:, 1:] = dist[:, 1:] != dist[:, :-1]
+        last = np.ones((b, W), dtype=bool)
+        last[:, :-1] = new[:, 1:]
+        start = np.maximum.accumulate(np.where(new, cols, 0), axis=1)
+        end = np.minimum.accumulate(np.where(last, cols, W)[:, ::-1], axis=1)[:, ::-1]
+        C0 = np.zeros((b, W + 1))
+        C0[:, 1:] = np.cumsum(pairs, axis=1)
+        before = np.take_along_axis(C0, start, axis=1)
+        tier = np.take_along_axis(C0, end + 1, axis=1) - before
+        taken = np.clip(float(k) - before, 0.0, tier)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            take = np.where(tier > 0, pairs * taken / tier, 0.0)  # pairs taken per subgroup
+            share = np.where(n_side > 0, p_side / n_side, 0.0)
+        out_pos = np.einsum("bw,bws->bs", take, share)
+        n_taken = take.sum(axis=1)
+        n_out = np.column_stack([n_taken, n_taken])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            w2 = np.einsum("bw,bws->bs", take ** 2, np.where(n_side > 0, 1.0 / n_side, 0.0))
+        if not cells:
+            return out_pos, n_out, w2
+        kr, kc = np.nonzero(take > 1e-12)
+        found = {"key": np.repeat(kr, 2), "side": np.tile([0, 1], kr.shape[0]),
+                 "cell": np.repeat(order[kr, kc], 2),
+                 "distance": np.repeat(dist[kr, kc], 2)}
+        nr = n_side[kr, kc].reshape(-1)
+        found["n_records"] = nr
+        found["n_positive"] = p_side[kr, kc].reshape(-1)
+        found["weight"] = np.repeat(take[kr, kc], 2) / np.maximum(nr, 1.0)
+        return out_pos, n_out, w2, found
 
-    def testers(self, q, self_row, k):
-        """Row ids of one query's testers: ``(S+ ids, S- ids)``."""
-        D = self.distances(np.asarray(q, dtype=np.float64)[None, :])[0]
-        order = self.sub_order[np.argsort(D[self.sub_order], kind="stable")]
-        out = ([], [])
-        n = 0
-        own_sub = self.row_sub[self_row] if self_row >= 0 else -1
-        for l in order:
-            if n >= k:
-                break
-            lists = []
-            for s in (0, 1):
-                st = self.seg_start[l, s]
-                rows = self.seg_rows[st: st + int(self.n[l, s])]
-                if l == own_sub:
-                    rows = rows[rows != self_row]
-                lists.append(rows)
-            t = min(len(lists[0]), len(lists[1]), k - n)
-            out[0].extend(lists[0][:t].tolist())
-            out[1].extend(lists[1][:t].tolist())
-            n += t
-        return np.asarray(out[0], dtype=np.intp), np.asarray(out[1], dtype=np.intp)
 
+def _no_cells():
+    z = np.zeros(0)
+    zi = np.zeros(0, dtype=np.intp)
+    return {"query": zi, "side": zi, "cell": zi, "distance": z, "n_records": z,
+            "n_positive": z, "weight": z}

@@ -8,6 +8,7 @@ from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing import _auditor as A
+from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
 from skfair_manifold.situation_testing._structure import g_test, local_parent_search
 
@@ -29,7 +30,7 @@ def msg(template):
 
 
 def est(**kw):
-    base = dict(protected=0, protected_value=1, k=5, random_state=0)
+    base = dict(protected=0, protected_value=1, k=5)
     base.update(kw)
     return SituationTestingAuditor(**base)
 
@@ -48,7 +49,9 @@ def est(**kw):
     (dict(graph={"y": [1], 0: [1]}), None, S.MSG_GRAPH_INTO_PROTECTED),
     (dict(graph={"y": [1], 2: ["y"]}), None, S.MSG_GRAPH_DECISION_PARENT),
     (dict(graph={"y": ["nope"]}), None, S.MSG_GRAPH_UNKNOWN_NODE),
-    (dict(attribute_kinds={1: "circular"}), None, A.MSG_KIND),
+    (dict(ordinal=[9]), None, R.MSG_KIND_COLUMN),
+    (dict(ordinal=[1], nominal=[1]), None, R.MSG_KIND_TWICE),
+    (dict(interval=[0]), None, A.MSG_PROTECTED_KIND),
 ])
 def test_bad_input_has_a_clear_error(kw, yfun, template):
     X, y = data()
@@ -185,16 +188,27 @@ def test_pc_structure_finds_the_parents():
 
 def test_wald_lower_bound():
     X, y = data(n=600, seed=4)
-    a = est(k=30, graph=[0, 1], alpha_test=0.05).fit(X, y)
+    a = est(k=30, graph=[0, 1], alpha_test=0.05, bound="wald").fit(X, y)
     out = a.transform(X)
-    assert a.get_feature_names_out().tolist() == ["p1", "p2", "diff", "diff_lower"]
-    p1, p2, diff, low = out.T
-    z = stats.norm.ppf(0.95)
-    se = np.sqrt(p1 * (1 - p1) / 30 + p2 * (1 - p2) / 30)
-    np.testing.assert_allclose(low, diff - z * se)
+    assert a.get_feature_names_out().tolist() == ["p1", "p2", "diff", "diff_lower",
+                                                  "diff_upper"]
     flags = a.flag(X, y)
-    assert (low[flags] > a.tau).all()
-    loose = est(k=30, graph=[0, 1]).fit(X, y).flag(X, y)
+    assert (out[flags, 3] > a.tau).all()
+    assert a.flag_rule_ == "diff_lower > 0.05 (wald, one-sided 95%)"
+    rep = a.report(X, y)
+    s = rep.summary
+    p1, p2, diff, low, high = out[s["row"]].T
+    # the rates are weighted means of the decisions: n_eff = (sum w)^2 / sum w^2
+    for i, entry in enumerate(rep):
+        for side, n_eff in (("unprotected", s["n1_eff"][i]), ("protected", s["n2_eff"][i])):
+            w = entry[f"weights_{side}"]
+            assert n_eff == pytest.approx(w.sum() ** 2 / (w ** 2).sum())
+    assert (s["n1_eff"] >= 30 - 1e-9).all() and (s["n1_eff"] > 30).any()
+    z = stats.norm.ppf(0.95)
+    se = np.sqrt(p1 * (1 - p1) / s["n1_eff"] + p2 * (1 - p2) / s["n2_eff"])
+    np.testing.assert_allclose(low, diff - z * se)
+    np.testing.assert_allclose(high, diff + z * se)
+    loose = est(k=30, graph=[0, 1], flag_rule="tau").fit(X, y).flag(X, y)
     assert flags.sum() <= loose.sum() and not (flags & ~loose).any()
 
 
@@ -204,12 +218,12 @@ def test_string_columns_and_dataframe_names():
     df = pd.DataFrame({"sex": np.where(X[:, 0] == 1, "female", "male"), "a": X[:, 1],
                        "b": X[:, 2], "noise": X[:, 3]})
     a = SituationTestingAuditor(protected="sex", protected_value="female", k=5,
-                                graph={"hired": ["sex", "a"]}, random_state=0)
+                                graph={"hired": ["sex", "a"]})
     a.fit(df, pd.Series(y, name="hired"))
     assert a.q_ == ["a"] and a.attribute_kinds_["sex"] == "nominal"
     assert a.attribute_kinds_["a"] == "ordinal"
     # Strings are coded by sorted category (female 0, male 1); the same codes in an
-    # array give the same records, hence the same tie-breaking and the same rates.
+    # array give the same records, hence the same rates.
     Xc = X.copy()
     Xc[:, 0] = 1 - X[:, 0]
     ref = est(protected_value=0, graph=[0, 1]).fit(Xc, y)

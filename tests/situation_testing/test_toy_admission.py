@@ -54,7 +54,7 @@ def toy():
 def fitted(method, **kw):
     X, y = toy()
     est = SituationTestingAuditor(protected="gender", protected_value="F", method=method,
-                                  k=2, graph=GRAPH, smoothing=0.0, random_state=0, **kw)
+                                  k=2, graph=GRAPH, smoothing=0.0, **kw)
     return est.fit(X, y), X, y
 
 
@@ -79,9 +79,8 @@ def test_tuple_2_closest_under_cbn_dd_knn_prefers_3_and_7():
     d = pd.Series(cbn.pairwise(X.loc[[1]], X)[0], index=X.index).drop(1)
     assert d[2] == 0.0
     assert (d.drop(2) > 0).all()
-    kinds = {"major": "nominal", "score": "ordinal", "height": "interval",
-             "weight": "interval"}
-    knn, _, _ = fitted("knn", attribute_kinds=kinds)
+    knn, _, _ = fitted("knn", nominal=["major"], ordinal=["score"],
+                       interval=["height", "weight"])
     d = pd.Series(knn.pairwise(X.loc[[1]], X)[0], index=X.index).drop(1)
     assert set(d.nsmallest(2).index) == {3, 7}
     assert d[2] > d[3] and d[2] > d[7]
@@ -103,7 +102,7 @@ A_MIX = {("CS", 1): F(5, 8), ("CS", 2): F(5, 12), ("CS", 3): F(0),
 def test_causal_effects_match_the_hand_computation():
     est, _, _ = fitted("cbn")
     sel = est._selector
-    major_codes = est._categories[est._columns.index("major")]  # sorted: Bio, CS
+    major_codes = est._records.categories[est._columns.index("major")]  # sorted: Bio, CS
     for (major, score), a in A_MIX.items():
         q = [float(np.flatnonzero(major_codes == major)[0]), float(score)]
         ce_major, ce_score = sel.causal_effects(q)
@@ -136,10 +135,15 @@ def test_toy_testers_follow_algorithm_1():
     est, X, y = fitted("cbn")
     out = est.transform(X.loc[[1]])
     # Subgroup (CS, A) holds no other woman, so no pair; (CS, B) at 5/48 gives one
-    # pair (tuple 3 and one man among 4, 13, 14); then (Bio, A) at 1/4: tuples 7 and 8.
+    # pair: tuple 3 and one man among 4, 13, 14 (a free choice: each with weight 1/3);
+    # then (Bio, A) at 1/4: tuples 7 and 8.
     assert out[0, 1] == pytest.approx((y[3] + y[7]) / 2)
-    sel = est._selector
-    plus, minus = sel.testers(est._Z_fit[0, est._q_idx], 0, 2)
-    assert sorted(X.index[minus]) == [3, 7]
-    assert X.index[plus][1] == 8 and X.index[plus][0] in (4, 13, 14)
-    assert out[0, 0] == pytest.approx(y.iloc[plus].mean())
+    assert out[0, 0] == pytest.approx((y[[4, 13, 14]].mean() + y[8]) / 2)
+    est.set_params(tau=-1.0, flag_rule="tau")  # flag tuple 1 whatever its diff
+    rep = est.report(X, y)
+    entry = rep.person(0)
+    assert sorted(X.index[entry["testers_protected"]]) == [3, 7]
+    assert entry["weights_protected"].tolist() == [1.0, 1.0]
+    weights = dict(zip(X.index[entry["testers_unprotected"]], entry["weights_unprotected"]))
+    assert weights == pytest.approx({4: 1 / 3, 13: 1 / 3, 14: 1 / 3, 8: 1.0})
+    assert entry["p1"] == pytest.approx(out[0, 0])

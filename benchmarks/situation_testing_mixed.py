@@ -1,0 +1,202 @@
+"""Situation testing on mixed-type records with a planted bias.
+
+The generator (``skfair_manifold.situation_testing._synthetic``) makes
+records with continuous (income, age, noise), nominal (region, colour) and
+ordinal (edu) attributes; in two of five regions the decision maker turns
+each positive woman negative with probability ``share``. The discriminated
+targets are the flipped women, the others the women with a negative decision
+in the other regions. Every column kind is left to inference (income, age,
+noise interval; region, colour nominal; edu ordinal).
+
+Prints TP and TN (shares of the two target sets flagged and cleared) of
+CBN-DD (learned Q) and KNN-DD, with the default rule and with ``diff > tau``,
+against the share of bias and K, with the time of ``fit`` + ``transform`` of
+all rows (seconds include fit); then the flag rules at K = 50; then the time
+and peak memory of CBN-DD with continuous parents against n, and CBN-DD
+against the number of quantile bins.
+
+Usage::
+
+    python benchmarks/situation_testing_mixed.py [--n-samples N] [--repeats R] [--quick]
+
+Wrap it in ``flock /tmp/bench.lock`` on a shared machine. The output is also
+written to ``benchmarks/results/situation_testing_mixed.md``.
+"""
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+
+from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
+from skfair_manifold.situation_testing._synthetic import make_planted_bias  # noqa: E402
+
+RULES = [("tau", "wald", 0.1)] + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)]
+LINES = []
+
+
+def out(text=""):
+    print(text, flush=True)
+    LINES.append(text)
+
+
+def label(rule):
+    kind, bound, a = rule
+    return "diff > tau" if kind == "tau" else f"{bound} {100 * (1 - a):g}%"
+
+
+def evaluate(n, shares, ks, repeats, rules):
+    """TP, TN, seconds and Q per (share, method, k, rule): one transform per run.
+
+    The Wald bound at another level is ``diff - z' (diff - diff_lower) / z``.
+    """
+    from scipy import stats
+
+    res = {}
+    for share in shares:
+        for r in range(repeats):
+            X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
+            for method in ("cbn", "knn"):
+                for k in ks:
+                    t = time.perf_counter()
+                    est = SituationTestingAuditor(protected="sex", protected_value="female",
+                                                  method=method, k=k, bound="wald").fit(X, y)
+                    d = est.transform(X)
+                    seconds = time.perf_counter() - t
+                    se = (d[:, 2] - d[:, 3]) / stats.norm.ppf(1 - est.alpha_test)
+                    for rule in rules:
+                        kind, _, a = rule
+                        score = d[:, 2] - stats.norm.ppf(1 - a) * se if kind == "bound" \
+                            else d[:, 2]
+                        f = score > est.tau
+                        res.setdefault((share, method, k, rule), []).append(
+                            (f[disc].mean(), (~f[clean]).mean(), seconds,
+                             ", ".join(map(str, est.q_))))
+    return res
+
+
+def part_bins(n, repeats):
+    """CBN-DD (learned Q) against the number of quantile bins of interval columns."""
+    out("## CBN-DD against the number of quantile bins (K = 50, learned Q)")
+    out()
+    out("| share | n_bins | default rule TP / TN | diff > tau TP / TN | mean size of Q |")
+    out("|---:|---:|---|---|---:|")
+    for share in (0.5, 1.0):
+        for n_bins in (2, 3, 5, 8, 12, 20):
+            rows = []
+            for r in range(repeats):
+                X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
+                est = SituationTestingAuditor(protected="sex", protected_value="female",
+                                              k=50, n_bins=n_bins).fit(X, y)
+                d = est.transform(X)
+                f, g = d[:, 3] > est.tau, d[:, 2] > est.tau
+                rows.append((f[disc].mean(), (~f[clean]).mean(), g[disc].mean(),
+                             (~g[clean]).mean(), len(est.q_)))
+            v = np.mean(rows, axis=0)
+            out(f"| {share:.0%} | {n_bins} | {v[0]:.3f} / {v[1]:.3f} | {v[2]:.3f} / {v[3]:.3f}"
+                f" | {v[4]:.1f} |")
+    out()
+
+
+def part_scaling(sizes):
+    """CBN-DD with continuous parents: time and peak memory against n."""
+    import tracemalloc
+
+    out("## CBN-DD with continuous parents: time and memory against n")
+    out()
+    out("Graph given: the decision's parents are sex, income, age (continuous) and edu; "
+        "fit + transform of every row, K = 50; peak memory of numpy's allocations "
+        "(tracemalloc).")
+    out()
+    out("| rows | seconds | peak MiB | NaN rates | subgroups |")
+    out("|---:|---:|---:|---:|---:|")
+    for n in sizes:
+        X, y, _, _ = make_planted_bias(n, bias_share=0.5, random_state=0)
+        tracemalloc.start()
+        t = time.perf_counter()
+        est = SituationTestingAuditor(protected="sex", protected_value="female", k=50,
+                                      graph=["sex", "income", "age", "edu"]).fit(X, y)
+        d = est.transform(X)
+        seconds = time.perf_counter() - t
+        peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
+        tracemalloc.stop()
+        out(f"| {n} | {seconds:.2f} | {peak:.0f} | {int(np.isnan(d).sum())} | "
+            f"{est._selector.profiles.shape[0]} |")
+    out()
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n-samples", type=int, default=4000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="1 repeat, K = 50, share 0.5")
+    parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_mixed.md"))
+    args = parser.parse_args(argv)
+    repeats = 1 if args.quick else args.repeats
+    shares = (0.5,) if args.quick else (0.25, 0.5, 0.75, 1.0)
+    ks = (50,) if args.quick else (10, 30, 50, 70, 90)
+    default = SituationTestingAuditor()
+    rules = [("bound", "wald", default.alpha_test), ("tau", "wald", 0.1)]
+
+    out("# Situation testing on mixed-type records with a planted bias")
+    out()
+    out(f"`python benchmarks/situation_testing_mixed.py --n-samples {args.n_samples} "
+        f"--repeats {repeats}{' --quick' if args.quick else ''}`; "
+        f"default rule: {default.set_params(protected='sex')._rule_text()}")
+    out()
+    X, y, disc, clean = make_planted_bias(args.n_samples, bias_share=0.5, random_state=0)
+    out(f"{args.n_samples} rows; at share 50%: {int(disc.sum())} discriminated and "
+        f"{int(clean.sum())} other negative women.")
+    out()
+    t0 = time.perf_counter()
+    res = evaluate(args.n_samples, shares, ks, repeats, rules)
+    out(f"## TP / TN against the share of bias and K ({repeats} repeats, "
+        f"{time.perf_counter() - t0:.0f} s)")
+    out()
+    out("| share | K | CBN-DD default | CBN-DD diff > tau | KNN-DD default | "
+        "KNN-DD diff > tau | CBN-DD s | KNN-DD s |")
+    out("|---:|---:|---|---|---|---|---:|---:|")
+    for share in shares:
+        for k in ks:
+            cells, secs = [], []
+            for method in ("cbn", "knn"):
+                for rule in rules:
+                    v = np.array([x[:2] for x in res[(share, method, k, rule)]])
+                    cells.append(f"{v[:, 0].mean():.3f} / {v[:, 1].mean():.3f}")
+                secs.append(np.mean([x[2] for x in res[(share, method, k, rules[0])]]))
+            out(f"| {share:.0%} | {k} | " + " | ".join(cells) +
+                f" | {secs[0]:.2f} | {secs[1]:.2f} |")
+    out()
+    qs = sorted({x[3] for key, v in res.items() if key[1] == "cbn" for x in v})
+    out(f"Q learned by CBN-DD (every run): {' | '.join(qs)}")
+    out()
+    rule_shares = (0.5,) if args.quick else (0.5, 1.0)
+    res = evaluate(args.n_samples, rule_shares, (50,), repeats, RULES)
+    out("## Flag rules at K = 50 (Wald bound at several one-sided levels)")
+    out()
+    out("| share | rule | CBN-DD TP / TN | KNN-DD TP / TN | min |")
+    out("|---:|---|---|---|---:|")
+    for share in rule_shares:
+        for rule in RULES:
+            cells, worst = [], 1.0
+            for method in ("cbn", "knn"):
+                v = np.array([x[:2] for x in res[(share, method, 50, rule)]]).mean(axis=0)
+                worst = min(worst, *v)
+                cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
+            out(f"| {share:.0%} | {label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
+    out()
+    if not args.quick:
+        part_bins(args.n_samples, repeats)
+        part_scaling((1000, 4000, 16000, 64000))
+    Path(args.output).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.output).write_text("\n".join(LINES) + "\n")
+    print(f"written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""The evidence of situation testing: a long table and one object per person.
+
+``SituationTestingAuditor.report`` returns a :class:`SituationTestingReport`.
+Its structure is stable (a report renderer builds on it):
+
+``report.summary`` -- dict of equal-length arrays, one entry per flagged
+person (``report.summary_frame()`` is the pandas version):
+    ``row`` (position in X), ``p1``, ``p2``, ``diff``, ``diff_lower``,
+    ``diff_upper``, ``n1``, ``n2`` (testers on each side) and ``rule`` (the
+    flag rule, a string).
+
+``report.testers`` -- dict of equal-length arrays, one entry per flagged
+person, side and *cell* of equally treated fitted records
+(``report.frame()`` is the pandas version, the long DataFrame):
+    ``row``; ``side`` (``"unprotected"``: S+, ``"protected"``: S-);
+    ``certain`` (every record of the cell is a tester); ``distance`` (from
+    the person); ``n_records`` and ``n_positive`` (records of the cell
+    available to this person and their positive decisions); ``weight`` (the
+    probability that each record of the cell is a tester, 1 when certain);
+    ``testers`` and ``positives`` (``weight * n_records`` and
+    ``weight * n_positive``: per person and side they sum to ``n`` and
+    ``p * n``); ``cell`` (the unit id under KNN-DD, the subgroup id under
+    CBN-DD); then the cell's attribute values: under KNN-DD a cell is a set
+    of identical records, with every column and the decision; under CBN-DD
+    it is one side of a subgroup, with the values of ``q_`` (interval
+    attributes as their bin).
+
+``report[i]`` -- a :class:`PersonEvidence` (a dict) for the ``i``-th
+flagged person, with the keys ``row``, ``method``, ``k``, ``claimant``
+(column -> value), ``decision``, ``p1``, ``p2``, ``diff``, ``diff_lower``,
+``diff_upper``, ``n1``, ``n2``, ``rule``, ``testers`` (that person's rows of
+the long table, a list of dicts), and ``testers_unprotected``,
+``testers_protected`` (fitted row positions of every record with a positive
+weight, the person's own row excluded), ``weights_unprotected``,
+``weights_protected`` (their weights) and ``decisions_unprotected``,
+``decisions_protected`` (their decisions).
+"""
+
+from collections.abc import Sequence
+
+import numpy as np
+
+SIDES = np.array(["unprotected", "protected"], dtype=object)
+
+
+class PersonEvidence(dict):
+    """The evidence for one person: a dict with attribute access.
+
+    Made by :class:`SituationTestingReport` on access. Keys: ``row``,
+    ``method``, ``k``, ``claimant`` (column -> value), ``decision``, ``p1``,
+    ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``n1``, ``n2``,
+    ``rule``, ``testers`` (the person's rows of the long table, as dicts),
+    ``testers_unprotected`` and ``testers_protected`` (fitted row positions
+    of every record with a positive weight, the person's own row excluded),
+    ``weights_unprotected``, ``weights_protected`` and
+    ``decisions_unprotected``, ``decisions_protected``.
+    """
+
+    def __getattr__(self, name):
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+
+class SituationTestingReport(Sequence):
+    """Evidence of every flagged person: a sequence of :class:`PersonEvidence`.
+
+    Built by :meth:`SituationTestingAuditor.report`; the per-person objects
+    are made on access (``report[i]``, ``report.person(row)``).
+
+    Attributes
+    ----------
+    summary : dict of ndarray
+        One entry per flagged person: ``row`` (position in X), ``p1``,
+        ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``n1``, ``n2``
+        (testers), ``n1_eff``, ``n2_eff`` (effective testers of the weighted
+        rates) and ``rule``. :meth:`summary_frame` gives it as a DataFrame.
+    testers : dict of ndarray
+        The long table, one entry per flagged person, side and cell of
+        equally treated fitted records: ``row``, ``side`` (``"unprotected"``
+        or ``"protected"``), ``certain``, ``distance``, ``n_records``,
+        ``n_positive``, ``weight`` (probability that each record of the cell
+        is a tester), ``testers`` (``weight * n_records``), ``positives``
+        (``weight * n_positive``), ``cell`` (unit id under KNN-DD, subgroup
+        id under CBN-DD), then the cell's values: every column and the
+        decision under KNN-DD, the columns of ``q_`` under CBN-DD (interval
+        columns as their bin). :meth:`frame` gives it as a DataFrame.
+    method : str
+    k : int
+    rule : str
+        The flag rule, in words.
+    """
+
+    def __init__(self, *, summary, testers, claimant, decisions, own_rows, rows_of_cell,
+                 y_fit, method, k, rule):
+        self.summary = summary
+        self.testers = testers
+        self.method = method
+        self.k = k
+        self.rule = rule
+        self._claimant = claimant
+        self._decisions = decisions
+        self._own_rows = own_rows
+        self._rows_of_cell = rows_of_cell
+        self._y_fit = y_fit
+        row = testers["row"]
+        order = np.argsort(row, kind="stable")
+        self._order = order
+        self._bounds = np.searchsorted(row[order], summary["row"]), \
+            np.searchsorted(row[order], summary["row"], side="right")
+
+    def __len__(self):
+        return int(self.summary["row"].shape[0])
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(f"report index {i} out of range ({n} flagged people)")
+        i = int(i) % n
+        sel = self._order[self._bounds[0][i]:self._bounds[1][i]]
+        names = list(self.testers)
+        rows = [{c: _py(self.testers[c][t]) for c in names} for t in sel]
+        entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
+        entry["claimant"] = {c: _py(v) for c, v in self._claimant(i).items()}
+        entry["decision"] = _py(self._decisions[i])
+        for name in ("p1", "p2", "diff", "diff_lower", "diff_upper", "n1", "n2"):
+            entry[name] = float(self.summary[name][i])
+        entry["rule"] = self.rule
+        entry["testers"] = rows
+        own = int(self._own_rows[i])
+        for s, side in enumerate(SIDES):
+            ids, weights = [], []
+            for t in sel:
+                if self.testers["side"][t] != side:
+                    continue
+                fitted = self._rows_of_cell(int(self.testers["cell"][t]), s)
+                fitted = fitted[fitted != own] if own in fitted else \
+                    fitted[: int(round(self.testers["n_records"][t]))]
+                ids.append(fitted)
+                weights.append(np.full(fitted.shape[0], self.testers["weight"][t]))
+            ids = np.concatenate(ids) if ids else np.zeros(0, dtype=np.intp)
+            order = np.argsort(ids, kind="stable")
+            entry[f"testers_{side}"] = ids[order]
+            entry[f"weights_{side}"] = (np.concatenate(weights) if weights
+                                        else np.zeros(0))[order]
+            entry[f"decisions_{side}"] = self._y_fit[ids[order]]
+        return entry
+
+    def person(self, row):
+        """The evidence of the person at position ``row`` of X."""
+        hit = np.flatnonzero(self.summary["row"] == row)
+        if not hit.size:
+            raise KeyError(f"row {row} was not flagged")
+        return self[int(hit[0])]
+
+    def frame(self):
+        """The long table of testers as a pandas DataFrame."""
+        pd = _pandas()
+        return pd.DataFrame(self.testers)
+
+    def summary_frame(self):
+        """One row per flagged person as a pandas DataFrame."""
+        pd = _pandas()
+        return pd.DataFrame(self.summary)
+
+    def __repr__(self):
+        return (f"SituationTestingReport({len(self)} flagged, method={self.method!r}, "
+                f"k={self.k}, rule={self.rule!r})")
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError:  # pragma: no cover - depends on the environment
+        raise ImportError("the report's tables need pandas: pip install pandas") from None
+    return pd
+
+
+def _py(v):
+    return v.item() if isinstance(v, np.generic) else v

@@ -1,0 +1,317 @@
+"""The fitted records: attribute kinds, encoding, bins, units and look-ups.
+
+Everything the two selectors need to know about the data, computed once at
+``fit`` and applied to every query:
+
+* the kind of each column (nominal, ordinal or interval), declared or
+  inferred, and the checks that make a bad column a clear error;
+* the encoding: numbers stay numbers, strings become the index of their
+  sorted fitted category (an unseen category gets -1);
+* the quantile bins of the interval columns, used by CBN-DD and the
+  structure search (KNN-DD keeps interval columns continuous);
+* the identifier-like columns, left out of the attributes compared;
+* the *units*: records identical in every column and in the decision; and
+  the look-up of a query row among them (a query equal to a fitted record is
+  taken to be that person, see the auditor's Notes).
+"""
+
+import numbers
+import warnings
+
+import numpy as np
+
+MSG_KIND_COLUMN = "{param} names {column!r}, which is not a column of X{hint}."
+MSG_KIND_TWICE = "column {column!r} is declared both {first} and {second}; give it one kind."
+MSG_STRING_ORDINAL = (
+    "column {column!r} holds strings, so it can only be nominal; remove it from {param}."
+)
+MSG_MIXED_TYPES = (
+    "column {column!r} mixes strings and numbers (for instance {a!r} and {b!r}); make it one "
+    "type: all strings (a nominal attribute) or all numbers."
+)
+MSG_DATETIME = (
+    "column {column!r} holds dates or times, which situation testing cannot compare; convert "
+    "it to a number (for instance days since a reference date) and declare it interval."
+)
+MSG_NOT_FINITE = (
+    "column {column!r} holds an infinite value; situation testing needs finite numbers."
+)
+MSG_RANGE_OVERFLOW = (
+    "column {column!r} spans a range that overflows float64 (from {low:g} to {high:g}); "
+    "rescale it (for instance divide it by a power of ten)."
+)
+MSG_IDENTIFIER = (
+    "column(s) {columns} look like identifiers (nearly every value distinct) and are left out "
+    "of the attributes compared; declare a column interval if it is a measurement."
+)
+
+KINDS = ("nominal", "ordinal", "interval")
+MAX_ORDINAL_LEVELS = 32  # an undeclared integer column with more levels is interval
+IDENTIFIER_SHARE = 0.95  # an undeclared column with this share of distinct values is an id
+
+
+def _is_number(v):
+    return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, (bool, np.bool_))
+
+
+def _column_dtypes(X):
+    """The dtype of each DataFrame column (None for arrays).
+
+    Dtypes without a numpy ``kind`` (polars, for instance) are described by
+    a stand-in with one: ``"M"`` for dates and times, ``"f"`` for numbers,
+    ``"O"`` otherwise.
+    """
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return None
+    out = []
+    for dt in dtypes:
+        if hasattr(dt, "kind"):
+            out.append(dt)
+            continue
+        name = str(dt).lower()
+        if "date" in name or "time" in name or "duration" in name:
+            out.append(np.dtype("datetime64[ns]"))
+        elif any(t in name for t in ("int", "float", "decimal")):
+            out.append(np.dtype(np.float64))
+        else:
+            out.append(np.dtype(object))
+    return out
+
+
+def _is_datetime_dtype(dt):
+    kind = getattr(dt, "kind", None)
+    return kind in ("M", "m") or "datetime" in str(dt).lower() or "timedelta" in str(dt)
+
+
+def check_no_datetime(X):
+    """A clear error for a datetime column of a DataFrame, before any conversion."""
+    dtypes = _column_dtypes(X)
+    if dtypes is None:
+        dt = getattr(X, "dtype", None)
+        if dt is not None and _is_datetime_dtype(dt):
+            raise TypeError(MSG_DATETIME.format(column="(all)"))
+        return
+    for name, dt in zip(list(X.columns), dtypes):
+        if _is_datetime_dtype(dt):
+            raise TypeError(MSG_DATETIME.format(column=name))
+
+
+def _resolve(columns, items, param):
+    """Positions of the columns named in ``items`` (names or positions)."""
+    out = []
+    for c in items:
+        if c in columns:
+            out.append(columns.index(c))
+        elif isinstance(c, numbers.Integral) and not isinstance(c, bool) \
+                and all(isinstance(x, str) for x in columns) and -len(columns) <= c < len(columns):
+            out.append(int(c) % len(columns))
+        else:
+            close = [x for x in columns if str(x).lower() == str(c).lower()]
+            hint = f"; did you mean {close[0]!r}?" if close else f" ({columns})"
+            raise ValueError(MSG_KIND_COLUMN.format(param=param, column=c, hint=hint))
+    return out
+
+
+class Records:
+    """Kinds, encoding and bins of the fitted columns.
+
+    Parameters
+    ----------
+    X_raw : the user's X (for its dtypes)
+    X : ndarray of shape (n, p)
+        ``validate_data``'s output (object or numeric).
+    columns : list
+        Column names (positions for arrays).
+    protected_index : int
+    declared : dict
+        ``kind -> list of columns`` from the auditor's ``nominal``,
+        ``ordinal`` and ``interval`` parameters.
+    n_bins : int
+        Quantile bins of each interval column (CBN-DD, structure search).
+    """
+
+    def __init__(self, X_raw, X, columns, protected_index, declared, n_bins):
+        n, p = X.shape
+        self.columns = columns
+        self.protected_index = protected_index
+        dtypes = _column_dtypes(X_raw)
+        kind_of = {}
+        for kind in KINDS:
+            for j in _resolve(columns, declared.get(kind) or (), kind):
+                if j in kind_of and kind_of[j] != kind:
+                    raise ValueError(MSG_KIND_TWICE.format(column=columns[j], first=kind_of[j],
+                                                           second=kind))
+                kind_of[j] = kind
+        self.categories = {}
+        Z = np.empty((n, p), dtype=np.float64)
+        nominal_dtype = set()
+        for j in range(p):
+            col = X[:, j]
+            dt = dtypes[j] if dtypes is not None else col.dtype
+            if _is_datetime_dtype(dt) or _is_datetime_dtype(col.dtype):
+                raise TypeError(MSG_DATETIME.format(column=columns[j]))
+            if col.dtype == object:
+                strings = np.fromiter((isinstance(v, str) for v in col), bool, n)
+                if strings.any() and not strings.all():
+                    a = col[np.argmax(strings)]
+                    b = col[np.argmin(strings)]
+                    if hasattr(b, "year") and hasattr(b, "month"):
+                        raise TypeError(MSG_DATETIME.format(column=columns[j]))
+                    raise TypeError(MSG_MIXED_TYPES.format(column=columns[j], a=a, b=b))
+                if strings.all():
+                    self.categories[j] = np.unique(col.astype(str))
+                elif n and hasattr(col[0], "year") and hasattr(col[0], "month"):
+                    raise TypeError(MSG_DATETIME.format(column=columns[j]))
+            if dtypes is not None and getattr(dt, "kind", "O") not in "iuf" and \
+                    j not in self.categories:
+                nominal_dtype.add(j)  # bool, categorical of numbers, ...
+            if col.dtype.kind == "b":
+                nominal_dtype.add(j)
+            Z[:, j] = self._encode_column(j, col)
+        self.Z = Z
+        self._check_finite(Z)
+        self.kinds = {}
+        self.identifiers = []
+        for j in range(p):
+            declared_kind = kind_of.get(j)
+            if j in self.categories and declared_kind not in (None, "nominal"):
+                raise ValueError(MSG_STRING_ORDINAL.format(column=columns[j],
+                                                           param=declared_kind))
+            if declared_kind is not None:
+                kind = declared_kind
+            elif j in self.categories or j in nominal_dtype:
+                kind = "nominal"
+            else:
+                values = np.unique(Z[:, j])
+                integral = bool(np.all(values == np.round(values)))
+                kind = "ordinal" if integral and values.shape[0] <= MAX_ORDINAL_LEVELS \
+                    else "interval"
+            self.kinds[j] = "nominal" if j == protected_index else kind
+            if j != protected_index and declared_kind != "interval" and \
+                    self._identifier_like(j):
+                self.identifiers.append(j)
+        if self.identifiers:
+            warnings.warn(MSG_IDENTIFIER.format(
+                columns=", ".join(repr(columns[j]) for j in self.identifiers)), UserWarning,
+                stacklevel=4)
+        self.nominal = np.array([self.kinds[j] == "nominal" for j in range(p)])
+        self.interval = np.array([self.kinds[j] == "interval" for j in range(p)])
+        self.low = Z.min(axis=0) if n else np.zeros(p)
+        self.high = Z.max(axis=0) if n else np.zeros(p)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ranges = self.high - self.low
+        for j in range(p):
+            if not np.isfinite(ranges[j]):
+                raise ValueError(MSG_RANGE_OVERFLOW.format(column=columns[j], low=self.low[j],
+                                                           high=self.high[j]))
+        self.ranges = ranges
+        self.bin_edges = {}
+        for j in np.flatnonzero(self.interval):
+            qs = np.quantile(Z[:, j], np.linspace(0, 1, n_bins + 1)[1:-1])
+            self.bin_edges[j] = np.unique(qs)
+
+    # --- encoding ---------------------------------------------------------------------
+    def _encode_column(self, j, col):
+        if j in self.categories:
+            cats = self.categories[j]
+            s = col.astype(str)
+            pos = np.minimum(np.searchsorted(cats, s), cats.shape[0] - 1)
+            return np.where(cats[pos] == s, pos, -1).astype(np.float64)
+        if col.dtype == object:
+            bad = [v for v in col[:1000] if isinstance(v, str)]
+            if bad:
+                raise TypeError(MSG_MIXED_TYPES.format(column=self.columns[j], a=bad[0],
+                                                       b=next((v for v in col if not
+                                                               isinstance(v, str)), bad[0])))
+            if col.shape[0] and hasattr(col[0], "year") and hasattr(col[0], "month"):
+                raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
+        if _is_datetime_dtype(col.dtype):
+            raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
+        return col.astype(np.float64)
+
+    def encode(self, X):
+        """Numeric matrix of a validated query X: fitted categories, numbers as floats."""
+        Z = np.empty(X.shape, dtype=np.float64)
+        for j in range(X.shape[1]):
+            Z[:, j] = self._encode_column(j, X[:, j])
+        self._check_finite(Z)
+        return Z
+
+    def _check_finite(self, Z):
+        bad = ~np.isfinite(Z).all(axis=0)
+        if bad.any():
+            raise ValueError(MSG_NOT_FINITE.format(column=self.columns[int(np.argmax(bad))]))
+
+    def _identifier_like(self, j):
+        n = self.Z.shape[0]
+        if n < 20 or j not in self.categories and not \
+                np.all(self.Z[:, j] == np.round(self.Z[:, j])):
+            return False  # fractional numbers are measurements
+        return np.unique(self.Z[:, j]).shape[0] >= IDENTIFIER_SHARE * n
+
+    def binned(self, Z):
+        """Interval columns replaced by their quantile bin index (0 .. bins-1)."""
+        B = Z.copy()
+        for j, edges in self.bin_edges.items():
+            B[:, j] = np.searchsorted(edges, Z[:, j], side="right")
+        return B
+
+    def bin_labels(self, j):
+        """Readable label of each bin of interval column ``j``."""
+        edges = self.bin_edges[j]
+        lo = np.concatenate([[self.low[j]], edges])
+        hi = np.concatenate([edges, [self.high[j]]])
+        return [f"[{a:.6g}, {b:.6g}{']' if i == len(edges) else ')'}"
+                for i, (a, b) in enumerate(zip(lo, hi))]
+
+    def decode(self, j, values):
+        """Original values of encoded column ``j`` (categories back to strings)."""
+        if j in self.categories:
+            cats = self.categories[j]
+            v = np.asarray(values).astype(np.intp)
+            return np.where(v >= 0, cats[np.maximum(v, 0)], "<unseen>").astype(object)
+        return np.asarray(values)
+
+
+class Units:
+    """Records identical in every column and in the decision, and their look-up.
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, p)
+        Encoded fitted records.
+    positive : ndarray of shape (n,), dtype bool
+    """
+
+    def __init__(self, Z, positive):
+        n = Z.shape[0]
+        records = np.column_stack([Z, positive.astype(np.float64)]) + 0.0
+        uniq, first, unit = np.unique(records, axis=0, return_index=True, return_inverse=True)
+        self.unit_of_row = unit.reshape(-1)
+        self.first_row = first
+        self.n_units = uniq.shape[0]
+        self.count = np.bincount(self.unit_of_row, minlength=self.n_units)
+        order = np.argsort(self.unit_of_row, kind="stable")
+        bounds = np.searchsorted(self.unit_of_row[order], np.arange(self.n_units + 1))
+        self._rows_sorted, self._bounds = order, bounds
+        last = np.zeros(self.n_units, dtype=np.intp)
+        last[self.unit_of_row] = np.arange(n)
+        self.last_row = last
+        self._table = {}
+        for u, row in enumerate(uniq):
+            self._table[row.tobytes()] = u
+
+    def rows(self, u):
+        """Fitted rows of unit ``u``, lowest first."""
+        return self._rows_sorted[self._bounds[u]:self._bounds[u + 1]]
+
+    def lookup(self, Z):
+        """The fitted unit each query row is a copy of (negative decision first), or -1."""
+        Zc = np.ascontiguousarray(Z + 0.0)
+        neg = np.column_stack([Zc, np.zeros(Zc.shape[0])])
+        pos = np.column_stack([Zc, np.ones(Zc.shape[0])])
+        get = self._table.get
+        out = np.fromiter((get(a.tobytes(), get(b.tobytes(), -1)) for a, b in zip(neg, pos)),
+                          dtype=np.intp, count=Zc.shape[0])
+        return out
