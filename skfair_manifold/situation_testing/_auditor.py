@@ -15,6 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
+from ..utils._validation import as_pandas_frame
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
@@ -439,6 +440,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ validation, encoding
     def _validate(self, X, y="no_validation", *, reset=False):
         """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        # polars and other frames as pandas, so that every scikit-learn version
+        # records their column names
+        X = as_pandas_frame(X)
         check_no_datetime(X)
         if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, dtype=None, reset=reset)

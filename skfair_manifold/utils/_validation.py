@@ -24,6 +24,7 @@ import numpy as np
 
 __all__ = [
     "as_column_list",
+    "as_pandas_frame",
     "check_features",
     "check_label",
     "check_pair",
@@ -183,6 +184,21 @@ def frame_columns(obj):
         return [name if name is not None else 0], [_series_to_numpy(frame)]
     names = list(frame.columns)
     return names, [_series_to_numpy(frame[c]) for c in names]
+
+
+def as_pandas_frame(X):
+    """A DataFrame of another library (polars, ...) as a pandas DataFrame, column by column.
+
+    pandas DataFrames and anything that is not a DataFrame are returned as
+    they are. Each column keeps its own type (numbers, strings, booleans) and
+    missing values become NaN or None, with no pyarrow needed.
+    """
+    if not is_dataframe(X) or type(X).__module__.startswith("pandas"):
+        return X
+    import pandas as pd
+
+    names, columns = frame_columns(X)
+    return pd.DataFrame(dict(zip(names, columns)), columns=names)
 
 
 def _object_missing(values):

@@ -305,3 +305,14 @@ def test_public_functions_carry_type_hints():
         assert "return" in hints, func.__name__
     assert typing.get_type_hints(demographic_parity)["return"] is float
     assert (Path(skfair_manifold.__file__).parent / "py.typed").is_file()
+
+
+def test_as_pandas_frame_keeps_kinds_and_missing():
+    frame = pl.DataFrame({"n": [1, None, 3], "s": ["a", None, "c"], "b": [True, False, True]})
+    out = V.as_pandas_frame(frame)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["n", "s", "b"]
+    assert np.isnan(out["n"][1]) and pd.isna(out["s"][1]) and out["b"].dtype == bool
+    assert out["s"][0] == "a"
+    native = pd.DataFrame({"x": [1]})
+    assert V.as_pandas_frame(native) is native
+    assert V.as_pandas_frame(X_NUM) is X_NUM
