@@ -38,7 +38,8 @@ compares, and because a pipeline's raw input (strings) has no distance.
 group metrics need classes, and a regression target is refused with a clear
 error.
 
-Scorers whose metric is randomised (``method="approx"`` HFM, DR) use
+Scorers whose metric is randomised (HFM with the certified approximation,
+which ``method="auto"`` uses beyond its crossover, and DR) use
 ``random_state=0`` unless told otherwise, so that every candidate of a search
 is measured with the same projections or perturbation.
 """
@@ -484,7 +485,8 @@ default="predict"
         decision values).
 
     **metric_kwargs
-        Options of the metric: ``method`` ("approx" or "exact"), ``scale``,
+        Options of the metric: ``method`` ("auto", the default, "approx" or
+        "exact"), ``scale``,
         ``m1``, ``m2``, ``n_vectors``, ``random_state`` (default 0 here, so
         that every candidate is measured with the same projections),
         ``n_jobs``.
