@@ -422,6 +422,24 @@ def test_audit_progress_bar_in_batches(capsys, decisions_csv, tmp_path, monkeypa
 # --- hfm, end to end -------------------------------------------------------------------
 
 
+def test_hfm_default_method_is_auto_and_says_which_engine(capsys, predictions_csv):
+    from skfair_manifold.metrics import hfm_report
+
+    path, frame = predictions_csv
+    code, out, err = cli(capsys, "hfm", path, *HFM_ARGS, "--format", "json")
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert result["info"]["method"] == "auto"
+    assert result["info"]["engine"] == "exact"  # a small file: below the crossover
+    features = np.column_stack([frame["income"], frame["age"],
+                                pd.get_dummies(frame["city"], dtype=float).to_numpy()])
+    report = hfm_report(frame["y"], frame["y_pred"], X=features,
+                        sensitive_features=frame[["sex", "race"]], method="exact")
+    assert result["hfm_avg"] == pytest.approx(report.hfm_avg, rel=1e-5)
+    code, out, _ = cli(capsys, "hfm", path, *HFM_ARGS)
+    assert "method 'auto' (exact distances)." in out
+
+
 def test_hfm_json_matches_the_library(capsys, predictions_csv, tmp_path):
     from skfair_manifold.metrics import demographic_parity, hfm_report
 
