@@ -10,6 +10,7 @@ distances once and derives both labels and every attribute from it.
 import warnings
 from numbers import Integral, Real
 from statistics import NormalDist
+from typing import Literal
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
@@ -20,6 +21,7 @@ from ..distances._exact import ExactEngine, exact_row_distances
 from ..distances._numerics import centre_integer_columns
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
+from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
 from ..utils._validation import (
     MSG_LENGTH,
     MSG_TOO_FEW_ROWS,
@@ -48,13 +50,21 @@ DEFAULT_SAMPLE_SIZE = 2000
 #: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
 AUTO_ROWS = 10_000
 
+MSG_X_REQUIRED = (
+    "X is required: HFM measures distances between the groups in the space of the features "
+    "X and the label. A scorer made with sklearn.metrics.make_scorer(hfm_avg) or "
+    "make_scorer(hfm_max) cannot pass X (it sees only y_true, y_pred and metadata): use "
+    "skfair_manifold.scorers.hfm_avg_scorer or hfm_max_scorer, or make_hfm_scorer(...) for "
+    "other options."
+)
+
 #: ``df`` in the base-10 logarithm of the authors' code is ``df * LOG10_FACTOR``.
 LOG10_FACTOR = 1.0 / np.log(10.0)
 
 _PARAMS = {
     "y_true": ["array-like"],
     "y_pred": ["array-like"],
-    "X": ["array-like"],
+    "X": ["array-like", None],
     "sensitive_features": ["array-like"],
     "method": [StrOptions({"auto", "approx", "exact"})],
     "scale": ["boolean"],
@@ -83,6 +93,8 @@ _PARAMS_DOC = """
 
     X : array-like of shape (n_samples, n_features)
         The non-sensitive features (the paper's ``x`` without ``a``), numeric.
+        Required (keyword with no usable default: ``None`` raises and names the
+        scorers to use instead of ``make_scorer``).
 
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
         One or several sensitive columns (1-D or 2-D array, Series,
@@ -175,6 +187,8 @@ def _min_max(X):
 
 
 def _prepare(y_true, y_pred, X, sensitive_features, *, scale):
+    if X is None:
+        raise TypeError(MSG_X_REQUIRED)
     X = check_features(centre_integer_columns(X))
     n = X.shape[0]
     if n < 2:
@@ -398,9 +412,24 @@ def _certified_summary(rows, cert, sample, names, extras, budget):
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
-def hfm_report(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=DEFAULT_M1,
-               m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
-               sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
+def hfm_report(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    X: MatrixLike = None,
+    sensitive_features: SensitiveLike,
+    method: Literal["auto", "approx", "exact"] = "auto",
+    scale: bool = True,
+    m1: int = DEFAULT_M1,
+    m2: int | None = None,
+    n_vectors: int = 2,
+    random_state: RandomStateLike = None,
+    n_jobs: int | None = None,
+    candidates: Literal["positions", "others"] = "positions",
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    max_checks: int | None = None,
+    confidence: float = 0.95,
+) -> Bunch:
     """Both HFM values, the four distances and the per-attribute breakdown, in one call.
 
     One pass of the distance engine gives everything: Eq. 4-7 for the true
@@ -487,9 +516,24 @@ def hfm_report(y_true, y_pred, *, X, sensitive_features, method="auto", scale=Tr
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
-def hfm_max(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=DEFAULT_M1,
-            m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
-            sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
+def hfm_max(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    X: MatrixLike = None,
+    sensitive_features: SensitiveLike,
+    method: Literal["auto", "approx", "exact"] = "auto",
+    scale: bool = True,
+    m1: int = DEFAULT_M1,
+    m2: int | None = None,
+    n_vectors: int = 2,
+    random_state: RandomStateLike = None,
+    n_jobs: int | None = None,
+    candidates: Literal["positions", "others"] = "positions",
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    max_checks: int | None = None,
+    confidence: float = 0.95,
+) -> float:
     """Maximal harmonic fairness measure via manifolds, ``df = log(D_f / D)`` (Eq. 8a).
 
     ``D`` is the largest, over the sensitive attributes and the rows, of the
@@ -534,9 +578,24 @@ def hfm_max(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True,
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
 @Substitution(params=_PARAMS_DOC, notes=_LOG_NOTE)
-def hfm_avg(y_true, y_pred, *, X, sensitive_features, method="auto", scale=True, m1=DEFAULT_M1,
-            m2=None, n_vectors=2, random_state=None, n_jobs=None, candidates="positions",
-            sample_size=DEFAULT_SAMPLE_SIZE, max_checks=None, confidence=0.95):
+def hfm_avg(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    X: MatrixLike = None,
+    sensitive_features: SensitiveLike,
+    method: Literal["auto", "approx", "exact"] = "auto",
+    scale: bool = True,
+    m1: int = DEFAULT_M1,
+    m2: int | None = None,
+    n_vectors: int = 2,
+    random_state: RandomStateLike = None,
+    n_jobs: int | None = None,
+    candidates: Literal["positions", "others"] = "positions",
+    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    max_checks: int | None = None,
+    confidence: float = 0.95,
+) -> float:
     """Average harmonic fairness measure via manifolds, ``log(D_f^avg / D^avg)`` (Eq. 8b).
 
     ``D^avg`` is the mean over the sensitive attributes (Eq. 7) of the mean
