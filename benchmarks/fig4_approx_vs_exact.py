@@ -34,11 +34,12 @@ from _common import (
     save_figure,
     write_result,
 )
+from skfair_manifold.metrics._hfm import DEFAULT_SAMPLE_SIZE
 
 M1 = 25  # the paper's m1; m2=None is its ceil(2 lg n)
 M2 = None
 CANDIDATES = "positions"  # or "others": the m2 other-group rows per side (paper's reading)
-SAMPLE_SIZE = 2000  # rows of the certified approximation's exact sample (its default)
+SAMPLE_SIZE = DEFAULT_SAMPLE_SIZE  # rows of the certified approximation's exact sample
 
 
 def learners(quick, seed):
@@ -340,9 +341,9 @@ def _options(parser):
                         help="rows compared in projected order: other-group rows among the m2 "
                              "positions per side (default, fast), or the m2 other-group rows "
                              "per side (the paper's reading)")
-    parser.add_argument("--sample-size", type=int, default=2000,
+    parser.add_argument("--sample-size", type=int, default=DEFAULT_SAMPLE_SIZE,
                         help="rows of the certified approximation's exact sample (default "
-                             "2000, the metrics' default)")
+                             f"{DEFAULT_SAMPLE_SIZE}, the metrics' default)")
     parser.add_argument("--no-crossover", action="store_true",
                         help="skip the timing against the number of rows")
 
@@ -390,7 +391,7 @@ def main(argv=None):
         stem += f"_m1-{M1}_m2-{M2}"
     if CANDIDATES != "positions":
         stem += f"_{CANDIDATES}"
-    if SAMPLE_SIZE != 2000:
+    if SAMPLE_SIZE != DEFAULT_SAMPLE_SIZE:
         stem += f"_sample-{SAMPLE_SIZE}"
     if args.no_crossover:
         stem += "_no-crossover"

@@ -256,11 +256,13 @@ def _others_best(points, order):
                 rows = mine[c0:c0 + points.others_chunk]
                 cidx = idx[c0:c0 + points.others_chunk, None] + offsets
                 np.clip(cidx, 0, comp.size + 1, out=cidx)
-                cpos = padded[cidx]
-                dots = np.matmul(Z_sorted[cpos], Z_sorted[rows][:, :, None])[:, :, 0]
+                cpos = np.take(padded, cidx)
+                # np.take gathers far faster than fancy indexing of 2-D indices.
+                dots = np.matmul(np.take(Z_sorted, cpos, axis=0),
+                                 np.take(Z_sorted, rows, axis=0)[:, :, None])[:, :, 0]
                 dots *= -2.0
                 dots += sq_sorted[rows, None]
-                dots += sq_sorted[cpos]
+                dots += np.take(sq_sorted, cpos)
                 np.maximum(dots, 0.0, out=dots)
                 arg = np.argmin(dots, axis=1)
                 local = np.arange(rows.size)

@@ -46,9 +46,9 @@ MSG_DF_ZERO = (
 #: Repetitions of the projections of the certified approximation (the paper: 25).
 DEFAULT_M1 = 5
 #: Rows of the random sample whose exact distances correct the approximate means.
-DEFAULT_SAMPLE_SIZE = 2000
+DEFAULT_SAMPLE_SIZE = 4000
 #: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
-AUTO_ROWS = 10_000
+AUTO_ROWS = 12_500
 
 MSG_X_REQUIRED = (
     "X is required: HFM measures distances between the groups in the space of the features "
@@ -145,7 +145,7 @@ _PARAMS_DOC = """
         reading; tighter when one group dominates an attribute). See
         :func:`skfair_manifold.distances.accele_dist`.
 
-    sample_size : int, default=2000
+    sample_size : int, default=4000
         Rows drawn at random (seeded by ``random_state``) whose exact
         distances correct the approximate means (approximation only). With
         ``sample_size >= n_samples`` the approximation gives the exact values.
@@ -207,12 +207,14 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
     approximation (default ``m1``) costs ``n`` times a per-row term of the
     projections plus ``(sample_size + checks) * n * (p + 3)`` for its exact
     checks. Both grow about linearly with the number of features ``p``, so
-    the crossover is a number of rows: measured at about 10,000 rows both
-    with 20 and with 100 features (``benchmarks/bench_hfm.py --crossover``,
-    see the user guide). The rule is ``n <= max(sample_size, AUTO_ROWS)``;
-    ``n_features`` is taken so that a rule measured otherwise can use it.
+    the crossover is a number of rows, which grows with the sample: with the
+    default ``sample_size`` (4,000) it was measured at about 12,500 rows
+    with 20 features and between 10,000 and 20,000 (within the noise of the
+    machine) with 100 (``benchmarks/bench_hfm.py --crossover``, see the user
+    guide). The rule is ``n <= max(sample_size, AUTO_ROWS)``; ``n_features``
+    is taken so that a rule measured otherwise can use it.
     """
-    del n_features  # the measured crossover does not move with it (20 to 100)
+    del n_features  # no measured move of the crossover with it (20 to 100)
     return n_samples <= max(sample_size, AUTO_ROWS)
 
 

@@ -113,8 +113,8 @@ def test_max_bounds_are_certain_for_any_budget(name):
 
 def test_exact_method_gives_degenerate_pairs_and_auto_is_bit_identical():
     X, y_true, y_pred, A = shape("uniform", n=2500)
-    assert exact_is_cheaper(2500, X.shape[1]) and exact_is_cheaper(10_000, 100)
-    assert not exact_is_cheaper(10_001, 20)
+    assert exact_is_cheaper(2500, X.shape[1]) and exact_is_cheaper(12_500, 100)
+    assert not exact_is_cheaper(12_501, 20)
     e = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method="exact")
     auto = hfm_report(y_true, y_pred, X=X, sensitive_features=A)
     assert auto.method == "exact" and auto.requested_method == "auto"
