@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
-from ..utils._validation import as_pandas_frame
+from ..utils._validation import as_pandas_frame, did_you_mean, is_int, locate_column
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
@@ -25,7 +25,7 @@ from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
-MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns})."
+MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns}).{hint}"
 MSG_PROTECTED_NAME_NO_NAMES = (
     "protected={protected!r} is a name but X has no column names; pass a DataFrame or the "
     "column's position."
@@ -689,18 +689,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     def _protected_index(self, columns):
         prot = self.protected
-        if isinstance(prot, numbers.Integral) and not isinstance(prot, bool):
-            if hasattr(self, "feature_names_in_") and prot in columns:
-                return columns.index(prot)
-            if not -len(columns) <= prot < len(columns):
-                raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
-                    protected=prot, columns=f"{len(columns)} columns"))
-            return int(prot) % len(columns)
-        if not hasattr(self, "feature_names_in_"):
+        has_names = hasattr(self, "feature_names_in_")
+        pos = locate_column(prot, columns, has_names=has_names)
+        if pos is not None:
+            return pos
+        if not has_names and not is_int(prot):
             raise ValueError(MSG_PROTECTED_NAME_NO_NAMES.format(protected=prot))
-        if prot not in columns:
-            raise ValueError(MSG_PROTECTED_NOT_FOUND.format(protected=prot, columns=columns))
-        return columns.index(prot)
+        shown = columns if has_names else f"{len(columns)} columns"
+        raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
+            protected=prot, columns=shown, hint=did_you_mean(prot, columns) if has_names else ""))
 
     def _protected_code(self, records, Z):
         """The protected value in the encoded column (fit); error when absent."""
