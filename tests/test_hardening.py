@@ -215,3 +215,11 @@ def test_auditor_and_kinds_suggest_the_column():
                                          r"Did you mean 'x'\?"):
         SituationTestingAuditor(protected="sex", protected_value="f", k=3, method="knn",
                                 interval=["xx"]).fit(frame, P)
+
+
+def test_flag_rule_ignores_rounding_ties():
+    from skfair_manifold.situation_testing._auditor import exceeds
+
+    assert 0.2 - 0.15 > 0.05  # what float arithmetic says
+    assert not exceeds(0.2 - 0.15, 0.05)  # diff == tau exactly: not above it
+    assert exceeds(np.array([0.0500001, 0.06, 0.04]), 0.05).tolist() == [True, True, False]

@@ -63,6 +63,17 @@ MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}:
 _COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper"]
 
 
+#: Rates are ratios of small counts, so ``p1 - p2`` carries a rounding error of a
+#: few ulps (``0.2 - 0.15 == 0.05000000000000002``); differences closer to ``tau``
+#: than this count as equal to it, hence as not above it.
+FLAG_TOLERANCE = 1e-12
+
+
+def exceeds(score, tau):
+    """``score > tau`` with rounding ties counted as equal (:data:`FLAG_TOLERANCE`)."""
+    return np.asarray(score) - tau > FLAG_TOLERANCE
+
+
 class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     """Situation testing of individual decisions, by KNN-DD or CBN-DD.
 
@@ -101,7 +112,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         The legal threshold on ``diff``.
     flag_rule : {"bound", "tau"}, default="bound"
         ``"bound"``: flag when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs).
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value within
+        ``1e-12`` of ``tau`` (rounding of ``p1 - p2``) counts as equal to it.
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
@@ -473,7 +485,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     def _flag(self, out, Z, y):
         negative = ~self._positive(y)
         score = out[:, 3] if self.flag_rule == "bound" else out[:, 2]
-        return self._group(Z) & negative & (score > self.tau)
+        return self._group(Z) & negative & exceeds(score, self.tau)
 
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:
