@@ -557,3 +557,161 @@ def test_import_of_the_root_is_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+# --- audit: attribute kinds, flag rules, bounds, and the evidence written -------------------
+
+
+@pytest.fixture(scope="module")
+def mixed_csv(tmp_path_factory, decisions_csv):
+    """The decisions with a continuous column (income) and a numeric code (region)."""
+    _, frame, _ = decisions_csv
+    rng = np.random.default_rng(0)
+    mixed = frame.copy()
+    mixed.insert(7, "income", mixed["x0"] * 1000 + rng.normal(0, 300, len(mixed)))
+    mixed.insert(8, "region", rng.choice([11, 23, 31, 47], len(mixed)))
+    path = tmp_path_factory.mktemp("mixed") / "mixed.csv"
+    mixed.to_csv(path, index=False)
+    return path, mixed
+
+
+def audit_json(capsys, path, *args):
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "--format", "json", *args)
+    assert code == EXIT_OK, err
+    return json.loads(out)
+
+
+def python_report(frame, **options):
+    """The same audit run on the auditor directly: the reference of the CLI's output."""
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    X = frame.drop(columns=["person", "decision"])
+    y = frame["decision"]
+    auditor = SituationTestingAuditor(protected="s0", protected_value="female",
+                                      positive_label="yes", **options).fit(X, y)
+    return auditor, auditor.report(X, y)
+
+
+def test_audit_attribute_kinds_reach_the_auditor(capsys, mixed_csv):
+    path, frame = mixed_csv
+    default = audit_json(capsys, path, "-k", "20")
+    assert default["attribute_kinds"]["region"] == "ordinal"  # 4 integer codes
+    assert default["attribute_kinds"]["income"] == "interval"
+    declared = audit_json(capsys, path, "-k", "20", "--nominal", "region", "x1",
+                          "--ordinal", "x2", "--interval", "x0", "income", "--n-bins", "3")
+    kinds = declared["attribute_kinds"]
+    assert kinds["region"] == kinds["x1"] == "nominal"
+    assert kinds["x2"] == "ordinal" and kinds["x0"] == kinds["income"] == "interval"
+    assert set(declared["bin_edges"]) == {"x0", "income"}
+    assert all(len(edges) <= 2 for edges in declared["bin_edges"].values())  # 3 bins
+    assert len(default["bin_edges"]["income"]) == 4  # the auditor's 5 bins
+    # the CLI's rows are the auditor's, for the same declaration
+    _, report = python_report(frame, k=20, nominal=["region", "x1"], ordinal=["x2"],
+                              interval=["x0", "income"], n_bins=3)
+    assert [r["row"] for r in declared["rows"]] == report.summary["row"].tolist()
+    np.testing.assert_allclose([r["diff_lower"] for r in declared["rows"]],
+                               report.summary["diff_lower"], rtol=1e-5, atol=1e-6)
+
+
+def test_audit_bad_attribute_kinds(capsys, mixed_csv):
+    path, _ = mixed_csv
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--interval", "incme"))
+    assert "column 'incme' (--interval) is not in" in line and "Did you mean 'income'?" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--nominal", "person"))
+    assert "'person' (--nominal) is not among the audited attributes (it is the --id column)" \
+        in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--features", "x0", "x1",
+                          "--ordinal", "x2"))
+    assert "add it to --features or drop it from --ordinal" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--nominal", "x1",
+                          "--interval", "x1"))
+    assert "column 'x1' is given to both --nominal and --interval" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--ordinal", "s0"))
+    assert "protected column 's0' cannot be declared ordinal" in line
+    code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "--n-bins", "1")
+    assert code == EXIT_USAGE and "at least 2" in err
+
+
+def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
+    path, frame, _ = decisions_csv
+    bound = audit_json(capsys, path, "-k", "20")
+    tau = audit_json(capsys, path, "-k", "20", "--flag-rule", "tau")
+    assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"
+    assert tau["rule"] == "diff > 0.05"
+    assert all(r["rule"] == bound["rule"] and r["diff_lower"] > 0.05 for r in bound["rows"])
+    assert all(r["rule"] == tau["rule"] and r["diff"] > 0.05 for r in tau["rows"])
+    assert any(r["diff_lower"] <= 0.05 for r in tau["rows"])  # the bound is stricter
+    assert {r["row"] for r in bound["rows"]} < {r["row"] for r in tau["rows"]}
+    # every flagged person's interval holds its diff
+    assert all(r["diff_lower"] <= r["diff"] <= r["diff_upper"] for r in bound["rows"])
+    newcombe = audit_json(capsys, path, "-k", "20", "--bound", "newcombe",
+                          "--alpha-test", "0.2")
+    assert newcombe["rule"] == "diff_lower > 0.05 (newcombe, one-sided 80%)"
+    assert newcombe["bound"] == "newcombe" and newcombe["alpha_test"] == 0.2
+    _, report = python_report(frame, k=20, bound="newcombe", alpha_test=0.2)
+    assert [r["row"] for r in newcombe["rows"]] == report.summary["row"].tolist()
+    np.testing.assert_allclose([r["diff_upper"] for r in newcombe["rows"]],
+                               report.summary["diff_upper"], rtol=1e-5, atol=1e-6)
+    wald = {r["row"]: r["diff_lower"] for r in bound["rows"]}
+    assert any(abs(wald[r["row"]] - r["diff_lower"]) > 1e-3
+               for r in newcombe["rows"] if r["row"] in wald)
+
+
+def test_audit_alpha_follows_the_auditor(capsys, decisions_csv):
+    import inspect
+
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    path, _, _ = decisions_csv
+    default = inspect.signature(SituationTestingAuditor).parameters["alpha"].default
+    assert audit_json(capsys, path, "-k", "20")["alpha"] == default
+    assert audit_json(capsys, path, "-k", "20", "--alpha", "0.05")["alpha"] == 0.05
+    _, text, _ = cli(capsys, "audit", "--help")
+    assert f"(default: the auditor's, {default})" in " ".join(text.split())
+    for option in ("--nominal", "--ordinal", "--interval", "--flag-rule", "--bound",
+                   "--n-bins", "--batch-size"):
+        assert option in text
+
+
+def test_audit_writes_the_testers_with_their_weights(capsys, decisions_csv, tmp_path):
+    path, frame, _ = decisions_csv
+    out_csv = tmp_path / "flagged.csv"
+    for method in ("cbn", "knn"):
+        code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--method", method,
+                           "-o", out_csv)
+        assert code == EXIT_OK, err
+        flagged = pd.read_csv(out_csv)
+        assert {"diff_lower", "diff_upper", "n1", "n2", "rule", "weights_unprotected",
+                "weights_protected"} <= set(flagged.columns)
+        decision_of = dict(zip(frame["person"], frame["decision"]))
+        ties = 0
+        for _, row in flagged.iterrows():
+            for side, n, p in (("unprotected", "n1", "p1"), ("protected", "n2", "p2")):
+                ids = row[f"testers_{side}"].split(";")
+                weights = np.array(row[f"weights_{side}"].split(";"), dtype=float)
+                decisions = row[f"decisions_{side}"].split(";")
+                assert len(ids) == len(weights) == len(decisions)
+                assert row["person"] not in ids  # never one's own tester
+                assert decisions == [decision_of[t] for t in ids]
+                assert ((weights > 0) & (weights <= 1)).all()
+                # the weights are the expected testers: they sum to n, and give p
+                assert weights.sum() == pytest.approx(row[n], abs=1e-4)
+                positive = np.array([d == "yes" for d in decisions])
+                assert weights[positive].sum() / weights.sum() == pytest.approx(row[p],
+                                                                                abs=1e-4)
+                ties += int((weights < 1).any())
+        assert ties > 0  # the data have tie groups, and they are written
+
+
+def test_audit_notes_of_fit_on_stderr(capsys, decisions_csv):
+    path, _, _ = decisions_csv
+    # without --id, the person column is a feature: identifier-like, left out with a note
+    args = [a for a in AUDIT_ARGS if a not in ("--id", "person")]
+    code, out, err = cli(capsys, "audit", path, *[a for a in args if a != "--quiet"],
+                         "-k", "20", "--format", "json")
+    assert code == EXIT_OK
+    assert "skfair-manifold audit: note: column(s) 'person' look like identifiers" in err
+    payload = json.loads(out)
+    assert payload["identifier_columns"] == ["person"] and len(payload["notes"]) == 1
+    code, _, err = cli(capsys, "audit", path, *args, "-k", "20", "-o", os.devnull)
+    assert code == EXIT_OK and err == ""  # --quiet

@@ -332,14 +332,21 @@ def _bin_label(edges, value):
     return f"[{edges[i - 1]:.6g}, {edges[i]:.6g})"
 
 
+def _value(value):
+    """A cell value for people: floats with 6 significant digits, the rest as text."""
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return str(value)
+
+
 def _shown(value, column, bins):
     """A value as a sheet shows it: interval columns of CBN-DD as their bin."""
     if column in bins:
         try:
             return _bin_label(bins[column], float(value))
         except (TypeError, ValueError):
-            return str(value)
-    return str(value)
+            return _value(value)
+    return _value(value)
 
 
 def _tester_groups(ids, weights, decisions, *, frame, position, columns, bins, positive):
@@ -420,7 +427,7 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
         else:
             rule.append(f"diff = p1 - p2 = {_num(row['diff'])} > tau = {summary['tau']:g}")
         sheets.append({**entry, "rule": rule, "rule_text": str(row["rule"]), "sides": sides,
-                       "claimant": [{"name": c, "value": str(claimant[c]), "q": c in q,
+                       "claimant": [{"name": c, "value": _value(claimant[c]), "q": c in q,
                                      "bin": _shown(claimant[c], c, bins) if c in bins
                                      else None}
                                     for c in shown_features],
