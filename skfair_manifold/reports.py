@@ -89,5 +89,6 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
                             n_candidates=candidates, n_flagged=len(report))
     features = [c for c in frame.columns if c not in (id_column, decision)]
     return render_evidence(frame=frame, features=features, id_column=id_column,
-                           summary=summary, table=table, auditor=auditor, ids=ids,
+                           summary=summary, table=table, auditor=auditor, report=report,
+                           ids=ids,
                            max_sheets=max_sheets, title=title)

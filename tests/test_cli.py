@@ -360,15 +360,19 @@ def test_audit_csv_escapes_formulas_unless_told_not_to(capsys, tmp_path, decisio
     evil.to_csv(bad, index=False)
     at = AUDIT_ARGS.index("--protected-value")
     args = AUDIT_ARGS[:at] + ["--protected-value=-female"] + AUDIT_ARGS[at + 2:]
-    out_csv = tmp_path / "flagged.csv"
-    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", out_csv)
+    out_csv, cells_csv = tmp_path / "flagged.csv", tmp_path / "testers.csv"
+    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", out_csv,
+                       "--testers", cells_csv)
     assert code == EXIT_OK, err
-    written = pd.read_csv(out_csv)
+    written = pd.read_csv(out_csv, keep_default_na=False)
     assert len(written) > 0
     assert written["person"].str.startswith("'").all()
     assert (written["s0"] == "'-female").all()
-    for cell in written["testers_unprotected"]:
-        assert all(item.startswith("'") for item in cell.split(";"))
+    listed = [item for cell in written["testers_unprotected"] for item in cell.split(";")
+              if item]
+    assert listed and all(item.startswith("'") for item in listed)
+    cells = pd.read_csv(cells_csv)
+    assert cells["person"].str.startswith("'").all()
     raw = tmp_path / "raw.csv"
     code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", raw, "--no-csv-escape")
     assert code == EXIT_OK, err
@@ -675,32 +679,52 @@ def test_audit_alpha_follows_the_auditor(capsys, decisions_csv):
 
 def test_audit_writes_the_testers_with_their_weights(capsys, decisions_csv, tmp_path):
     path, frame, _ = decisions_csv
-    out_csv = tmp_path / "flagged.csv"
+    out_csv, cells_csv = tmp_path / "flagged.csv", tmp_path / "testers.csv"
+    decision_of = dict(zip(frame["person"], frame["decision"]))
     for method in ("cbn", "knn"):
         code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--method", method,
-                           "-o", out_csv)
+                           "-o", out_csv, "--testers", cells_csv)
         assert code == EXIT_OK, err
-        flagged = pd.read_csv(out_csv)
-        assert {"diff_lower", "diff_upper", "n1", "n2", "rule", "weights_unprotected",
-                "weights_protected"} <= set(flagged.columns)
-        decision_of = dict(zip(frame["person"], frame["decision"]))
+        flagged = pd.read_csv(out_csv, keep_default_na=False)
+        cells = pd.read_csv(cells_csv)
+        assert {"diff_lower", "diff_upper", "n1", "n2", "rule", "tie_groups_unprotected",
+                "tie_groups_protected"} <= set(flagged.columns)
+        assert {"row", "person", "side", "certain", "distance", "n_records", "n_positive",
+                "weight", "testers", "positives", "cell"} <= set(cells.columns)
+        assert set(cells["person"]) == set(flagged["person"])
         ties = 0
         for _, row in flagged.iterrows():
             for side, n, p in (("unprotected", "n1", "p1"), ("protected", "n2", "p2")):
-                ids = row[f"testers_{side}"].split(";")
-                weights = np.array(row[f"weights_{side}"].split(";"), dtype=float)
-                decisions = row[f"decisions_{side}"].split(";")
-                assert len(ids) == len(weights) == len(decisions)
+                ids = [t for t in row[f"testers_{side}"].split(";") if t]
+                decisions = [d for d in row[f"decisions_{side}"].split(";") if d]
+                assert len(ids) == len(decisions) and len(set(ids)) == len(ids)
                 assert row["person"] not in ids  # never one's own tester
                 assert decisions == [decision_of[t] for t in ids]
-                assert ((weights > 0) & (weights <= 1)).all()
-                # the weights are the expected testers: they sum to n, and give p
-                assert weights.sum() == pytest.approx(row[n], abs=1e-4)
-                positive = np.array([d == "yes" for d in decisions])
-                assert weights[positive].sum() / weights.sum() == pytest.approx(row[p],
-                                                                                abs=1e-4)
-                ties += int((weights < 1).any())
+                groups = [re.fullmatch(r"cell (\d+): (\S+) records, (\S+) positive, "
+                                       r"weight (\S+)", g).groups()
+                          for g in row[f"tie_groups_{side}"].split(";") if g]
+                groups = np.array(groups, dtype=float).reshape(-1, 4)
+                assert ((groups[:, 3] > 0) & (groups[:, 3] < 1)).all()
+                ties += len(groups)
+                # certain testers count 1, a tie group weight x records: they add up to n
+                expected = len(ids) + (groups[:, 3] * groups[:, 1]).sum()
+                assert expected == pytest.approx(row[n], abs=1e-4)
+                positives = decisions.count("yes") + (groups[:, 3] * groups[:, 2]).sum()
+                assert positives / expected == pytest.approx(row[p], abs=1e-4)
+                # the long table holds the same cells, with their values
+                mine = cells[(cells["person"] == row["person"]) & (cells["side"] == side)]
+                assert mine["testers"].sum() == pytest.approx(row[n], abs=1e-4)
+                assert sorted(mine.loc[~mine["certain"], "cell"]) == sorted(groups[:, 0])
         assert ties > 0  # the data have tie groups, and they are written
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--format", "json",
+                         "--testers", cells_csv)
+    assert code == EXIT_OK, err
+    first = json.loads(out)["rows"][0]
+    assert isinstance(first["testers_unprotected"], list)
+    assert all(set(g) == {"cell", "n_records", "n_positive", "weight", "distance"}
+               for g in first["tie_groups_unprotected"] + first["tie_groups_protected"])
+    long = json.loads(cells_csv.read_text())["rows"]
+    assert {r["person"] for r in long} >= {first["person"]}
 
 
 def test_audit_notes_of_fit_on_stderr(capsys, decisions_csv):

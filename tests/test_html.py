@@ -164,12 +164,16 @@ def test_audit_evidence_html(tmp_path):
         assert f"person-{person}" in page.ids
         assert f"Person {person}" in page.text
     # the sheets show both sides' testers, k of each, and the causal graph marks Q
-    first = flagged.iloc[0]
     assert "Testers with s0 \u2260 female" in page.text and "Testers with s0 = female" in \
         page.text
-    testers = first["testers_unprotected"].split(";")
     # every record with a positive weight is listed (a tie group at the k-th distance
     # can hold more than k records)
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    X, y = frame.drop(columns=["person", "decision"]), frame["decision"]
+    report = SituationTestingAuditor(protected="s0", protected_value="female", k=10,
+                                     positive_label="yes").fit(X, y).report(X, y)
+    testers = frame["person"].to_numpy()[report[0]["testers_unprotected"]]
     assert len(testers) >= 10 and all(t in page.text for t in testers)
     assert "(Q)" in page.text
     assert page.tags.count("section") == len(flagged)
@@ -221,21 +225,30 @@ AUDIT = ["--decision", "decision", "--positive-label", "yes", "--protected", "s0
          "--protected-value", "female", "--id", "person", "-k", "20", "--quiet"]
 
 
-def _audit_page(tmp_path, frame, *args):
+def _audit_page(tmp_path, frame, *args, **options):
+    """The page and JSON of the CLI, and the report of the same audit run in Python."""
+    import json
+
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
     path = tmp_path / "decisions.csv"
     frame.to_csv(path, index=False)
     html_file, json_file = tmp_path / "evidence.html", tmp_path / "flagged.json"
     assert main(["audit", str(path), *AUDIT, "--html", str(html_file), "--format", "json",
                  "-o", str(json_file), *args]) == EXIT_OK
-    import json
-
-    return assert_self_contained(html_file.read_text()), json.loads(json_file.read_text())
+    X, y = frame.drop(columns=["person", "decision"]), frame["decision"]
+    report = SituationTestingAuditor(protected="s0", protected_value="female", k=20,
+                                     positive_label="yes", **options).fit(X, y).report(X, y)
+    return (assert_self_contained(html_file.read_text()), json.loads(json_file.read_text()),
+            report)
 
 
 def test_evidence_page_interval_rule_and_weights(tmp_path):
     frame = _mixed_decisions()
-    page, result = _audit_page(tmp_path, frame, "--interval", "income")
+    page, result, report = _audit_page(tmp_path, frame, "--interval", "income",
+                                       interval=["income"])
     rows = result["rows"]
+    assert [r["row"] for r in rows] == report.summary["row"].tolist()
     assert rows and "income" in result["q"]
     # the summary: the rule, and the bins of the interval attribute of Q
     assert result["rule"] in page.text and "flag-rule" in page.ids
@@ -253,7 +266,8 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
                                                      "diff_upper")], atol=5e-4 + 1e-9)
     # the sheets: the claimant, the rule, both sides' testers with weights that add up to n
     ties = 0
-    for row in rows[:10]:
+    for i, row in enumerate(rows[:10]):
+        evidence = report[i]
         anchor = f"person-{row['person']}"
         assert anchor in page.ids
         tables = [t for t in page.tables if t["section"] == anchor]
@@ -269,10 +283,11 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
             assert "income" in header and "s0" in header  # Q and the protected column
             listed = [t.strip() for line in lines
                       for t in re.sub(r"\(\d+ records\)", "", line[0]).split(",")]
-            assert sorted(listed) == sorted(str(t) for t in row[f"testers_{side}"])
+            expected = frame["person"].to_numpy()[evidence[f"testers_{side}"]]
+            assert sorted(listed) == sorted(expected)
             assert sum(float(line[-1]) for line in lines) == pytest.approx(row[n], abs=0.01)
             np.testing.assert_allclose(sorted({float(line[-2]) for line in lines}),
-                                       sorted({round(w, 3) for w in row[f"weights_{side}"]}),
+                                       sorted({round(w, 3) for w in evidence[f"weights_{side}"]}),
                                        atol=1e-3)
             ties += sum(float(line[-2]) < 1 for line in lines)
             assert all(line[header.index("income")].startswith(("[", "<", ">="))
@@ -288,7 +303,8 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
 
 def test_evidence_page_knn_and_tau_rule(tmp_path):
     frame = _mixed_decisions(800, seed=2)
-    page, result = _audit_page(tmp_path, frame, "--method", "knn", "--flag-rule", "tau")
+    page, result, _ = _audit_page(tmp_path, frame, "--method", "knn", "--flag-rule", "tau",
+                                  method="knn", flag_rule="tau")
     assert result["rule"] == "diff > 0.05" and result["rows"]
     assert "(Q)" not in page.text and "svg" not in page.tags  # no causal graph for KNN-DD
     first = result["rows"][0]

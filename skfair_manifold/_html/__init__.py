@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-__all__ = ["audit_summary", "evidence_table", "render_evidence", "render_fairness_report"]
+__all__ = ["audit_summary", "evidence_table", "render_evidence", "render_fairness_report",
+           "tester_frame"]
 
 RATE_LABELS = {
     "base_rate": "base rate",
@@ -230,11 +231,11 @@ def render_fairness_report(report, *, title="Fairness report", plots=True):
 # ----------------------------------------------------------------------------- evidence
 
 SIDES = ("unprotected", "protected")
-#: per side: the ids of every tester record (weight > 0), their weights and decisions
+#: per side: the ids of the testers taken for certain, their decisions, and the tie groups
 TESTER_COLUMNS = tuple(f"{what}_{side}" for side in SIDES
-                       for what in ("testers", "weights", "decisions"))
-#: what the auditor's report gives per flagged person, beside the rates
-SUMMARY_COLUMNS = ("n1", "n2", "rule")
+                       for what in ("testers", "decisions", "tie_groups"))
+#: the fields of one tie group, from the auditor's long table of testers
+TIE_FIELDS = ("cell", "n_records", "n_positive", "weight", "distance")
 
 
 def audit_summary(auditor, *, file, protected, decision, n_rows, n_candidates, n_flagged):
@@ -264,10 +265,14 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
 
     ``report`` is the auditor's ``report()`` over the rows of ``frame``;
     ``scores`` its ``transform`` output for every row, or None for the
-    flagged rows only. Per side, ``testers_<side>`` lists the ids of every
-    record with a positive weight, ``weights_<side>`` their weights (1 for a
-    tester taken for certain, the share taken of a tie group otherwise) and
-    ``decisions_<side>`` their decisions.
+    flagged rows only. Per side, ``testers_<side>`` lists the ids of the
+    testers taken for certain (weight 1), ``decisions_<side>`` their
+    decisions, and ``tie_groups_<side>`` each tie group, a cell of equally
+    similar records of which only some can be testers: its ``cell`` (as in
+    the report's long table), ``n_records``, ``n_positive``, ``weight`` (the
+    probability that each of its records is a tester) and ``distance``.
+    The certain testers and the tie groups' ``weight * n_records`` add up to
+    ``n1`` (``n2``); with the positives, to ``p1 * n1`` (``p2 * n2``).
     """
     import pandas as pd
 
@@ -301,17 +306,49 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
     rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
     table["rule"] = rule
     lists = {column: [[] for _ in range(rows.shape[0])] for column in TESTER_COLUMNS}
+    line_of = {int(r): i for i, r in enumerate(rows)}
+    long = report.testers
+    for t in np.flatnonzero(~np.asarray(long["certain"], dtype=bool)):
+        group = {name: _plain_number(long[name][t]) for name in TIE_FIELDS}
+        lists[f"tie_groups_{long['side'][t]}"][line_of[int(long["row"][t])]].append(group)
     for i in np.flatnonzero(at >= 0):
         entry = report[int(at[i])]
         for side in SIDES:
-            lists[f"testers_{side}"][i] = ids[np.asarray(entry[f"testers_{side}"],
-                                                         dtype=np.intp)].tolist()
-            lists[f"weights_{side}"][i] = np.asarray(entry[f"weights_{side}"],
-                                                     dtype=np.float64).tolist()
-            lists[f"decisions_{side}"][i] = np.asarray(entry[f"decisions_{side}"]).tolist()
+            certain = np.asarray(entry[f"weights_{side}"], dtype=np.float64) >= 1.0 - 1e-12
+            positions = np.asarray(entry[f"testers_{side}"], dtype=np.intp)[certain]
+            lists[f"testers_{side}"][i] = ids[positions].tolist()
+            lists[f"decisions_{side}"][i] = np.asarray(entry[f"decisions_{side}"])[
+                certain].tolist()
     for column in TESTER_COLUMNS:
         table[column] = lists[column]
     return table
+
+
+def tester_frame(report, *, ids, id_column):
+    """The report's long table of testers, the person named by ``id_column``.
+
+    One row per flagged person, side and cell of equally treated records:
+    ``row``, the person's id, ``side``, ``certain``, ``distance``,
+    ``n_records``, ``n_positive``, ``weight``, ``testers``, ``positives``,
+    ``cell`` and the cell's values.
+    """
+    table = report.frame()
+    if id_column:
+        table.insert(1, id_column, np.asarray(ids)[table["row"].to_numpy(dtype=np.intp)])
+    return table
+
+
+def tie_group_text(group):
+    """One tie group in words, for a CSV cell."""
+    return (f"cell {group['cell']}: {group['n_records']:g} records, "
+            f"{group['n_positive']:g} positive, weight {group['weight']:.6g}")
+
+
+def _plain_number(value):
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
+    return value
 
 
 def _interval_of(row):
@@ -349,7 +386,7 @@ def _shown(value, column, bins):
     return _value(value)
 
 
-def _tester_groups(ids, weights, decisions, *, frame, position, columns, bins, positive):
+def _tester_groups(positions, ids, weights, decisions, *, frame, columns, bins, positive):
     """The testers of one side, records alike on the shown columns grouped with their weight.
 
     Records of the same weight, the same shown values and the same decision
@@ -360,8 +397,7 @@ def _tester_groups(ids, weights, decisions, *, frame, position, columns, bins, p
     """
     groups = {}
     values_of = frame[columns] if columns else None
-    for tester_id, weight, dec in zip(ids, weights, decisions):
-        row = position[tester_id]
+    for row, tester_id, weight, dec in zip(positions, ids, weights, decisions):
         shown = tuple(_shown(values_of.iat[row, j], c, bins) for j, c in enumerate(columns))
         key = (round(float(weight), 12), shown, str(dec))
         group = groups.setdefault(key, {"ids": [], "weight": float(weight), "values": shown,
@@ -375,18 +411,21 @@ def _tester_groups(ids, weights, decisions, *, frame, position, columns, bins, p
     return lines
 
 
-def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
+def render_evidence(*, frame, features, id_column, summary, table, auditor, report, ids,
                     max_sheets=500, title="Situation testing: evidence"):
     """The HTML evidence page of an audit: a summary, then one sheet per flagged person.
 
     ``table`` holds one row per flagged person as :func:`evidence_table`
     builds it (``row``, the id, ``p1``, ``p2``, ``diff``, ``diff_lower``,
-    ``diff_upper``, ``n1``, ``n2``, ``rule`` and, per side, the testers'
-    ids, weights and decisions); ``summary`` is :func:`audit_summary`'s.
+    ``diff_upper``, ``n1``, ``n2``, ``rule``); ``report`` is the auditor's
+    ``report()`` over the rows of ``frame``, from which each sheet lists
+    every tester record with a positive weight; ``summary`` is
+    :func:`audit_summary`'s.
     """
     decision, protected = summary["decision"], summary["protected"]
     q = [str(v) for v in summary["q"]]
-    position = {value: i for i, value in enumerate(np.asarray(ids).tolist())}
+    ids = np.asarray(ids)
+    in_report = {int(r): i for i, r in enumerate(report.summary["row"])}
     shown_features = [c for c in features if c != decision]
     cbn = summary["method"] == "cbn"
     # testers side by side: the columns they are matched on (Q) and the protected one
@@ -407,14 +446,15 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
         if n_sheet >= max_sheets:
             continue
         claimant = frame.iloc[int(row["row"])]
+        evidence = report[in_report[int(row["row"])]]
         sides = []
         for side, label in (("unprotected", f"{protected} \u2260 {summary['protected_value']}"),
                             ("protected", f"{protected} = {summary['protected_value']}")):
-            lines = _tester_groups(row[f"testers_{side}"], row[f"weights_{side}"],
-                                   row[f"decisions_{side}"], frame=frame, position=position,
+            positions = np.asarray(evidence[f"testers_{side}"], dtype=np.intp)
+            lines = _tester_groups(positions, ids[positions], evidence[f"weights_{side}"],
+                                   evidence[f"decisions_{side}"], frame=frame,
                                    columns=tester_columns, bins=bins, positive=positive)
-            sides.append({"label": label, "lines": lines,
-                          "n_records": len(row[f"testers_{side}"]),
+            sides.append({"label": label, "lines": lines, "n_records": positions.shape[0],
                           "n": row["n1"] if side == "unprotected" else row["n2"],
                           "rate": row["p1"] if side == "unprotected" else row["p2"]})
         score = "diff_lower" if summary["flag_rule"] == "bound" else "diff"

@@ -3,7 +3,7 @@
 import sys
 import time
 
-from skfair_manifold._html import TESTER_COLUMNS, audit_summary
+from skfair_manifold._html import TESTER_COLUMNS, audit_summary, tester_frame, tie_group_text
 from skfair_manifold._html import evidence_table as audit_table
 from skfair_manifold.cli._io import (
     CLIError,
@@ -128,7 +128,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               id=None, method="cbn", k=50, tau=0.05, flag_rule="bound", bound="wald",
               alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
               interval=None, n_bins=5, seed=None, all_rows=False, format="csv", html=None,
-              html_sheets=500, batch_size=None, n_jobs=None, quiet=False, sep=",",
+              html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
               output=None, csv_escape=True):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
 
@@ -208,19 +208,20 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
         from skfair_manifold._html import render_evidence
 
         page = render_evidence(frame=frame, features=features, id_column=id, summary=summary,
-                               table=table[table["flagged"]], auditor=auditor, ids=ids,
-                               max_sheets=html_sheets)
+                               table=table[table["flagged"]], auditor=auditor, report=report,
+                               ids=ids, max_sheets=html_sheets)
         write_text(html, page)
+    if testers is not None:
+        cells = tester_frame(report, ids=ids, id_column=id)
+        write_text(testers, _frame_text(cells, format=format, csv_escape=csv_escape))
     if format == "json":
-        records = [{column: _plain(value) for column, value in row.items()}
-                   for row in table.to_dict(orient="records")]
-        text = dump_json({**summary, "notes": notes, "rows": records})
+        text = dump_json({**summary, "notes": notes, "rows": _records(table)})
     else:
         flat = table.copy()
         for column in TESTER_COLUMNS:
-            if column.startswith("weights"):
+            if column.startswith("tie_groups"):
                 flat[column] = flat[column].map(
-                    lambda v: ";".join(f"{w:.6g}" for w in v))
+                    lambda groups: ";".join(tie_group_text(g) for g in groups))
             else:
                 flat[column] = flat[column].map(lambda v: join_cells(v, escape=csv_escape))
         text = frame_to_csv(flat, escape=csv_escape)
@@ -228,9 +229,22 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     return 0
 
 
+def _records(table):
+    return [{column: _plain(value) for column, value in row.items()}
+            for row in table.to_dict(orient="records")]
+
+
+def _frame_text(table, *, format, csv_escape):
+    if format == "json":
+        return dump_json({"rows": _records(table)})
+    return frame_to_csv(table, escape=csv_escape)
+
+
 def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "item"):
         return value.item()
     return value

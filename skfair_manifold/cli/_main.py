@@ -289,12 +289,20 @@ def build_parser():
                        help="write every row with its p1, p2, diff and flag, not only the "
                             "flagged rows")
     audit.add_argument("--format", choices=["csv", "json"], default="csv",
-                       help="output format; in CSV, lists of testers are joined with ';' "
+                       help="output format; in CSV, lists are joined with ';': the testers "
+                            "taken for certain (their ids and decisions) and the tie groups "
+                            "('cell C: N records, P positive, weight W') of each side "
                             "(default: csv)")
     audit.add_argument("--html", metavar="FILE",
                        help="also write a self-contained HTML evidence file: a summary, "
                             "then one sheet per flagged person with the testers of both "
                             "sides")
+    audit.add_argument("--testers", metavar="FILE",
+                       help="also write the long table of testers (same --format): one row "
+                            "per flagged person, side and cell of equally treated records, "
+                            "with its distance, records, positive decisions, weight (the "
+                            "probability that each of its records is a tester) and values; "
+                            "the tie groups of the main output are its cells")
     audit.add_argument("--html-sheets", type=_positive_int, default=500, metavar="N",
                        help="with --html: sheets for at most the first N flagged people; "
                             "all are listed in the summary (default: 500)")
@@ -352,7 +360,7 @@ def main(argv=None):
     command = args.pop("command")
     name = args.pop("command_func")
     debug = args.pop("debug", False)
-    outputs = [args.get("output"), args.get("html")]
+    outputs = [args.get("output"), args.get("html"), args.get("testers")]
     for output in outputs:
         if output is not None and same_file(output, [args.get("file"), args.get("graph")]):
             parser.error(MSG_OUTPUT_IS_INPUT.format(path=output))
