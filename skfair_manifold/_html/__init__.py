@@ -234,6 +234,9 @@ SIDES = ("unprotected", "protected")
 #: per side: the ids of the testers taken for certain, their decisions, and the tie groups
 TESTER_COLUMNS = tuple(f"{what}_{side}" for side in SIDES
                        for what in ("testers", "decisions", "tie_groups"))
+#: a line of testers on a sheet names at most this many ids in its first cell; the ids
+#: of a larger group follow on a full-width line
+INLINE_IDS = 3
 #: the fields of one tie group, from the auditor's long table of testers
 TIE_FIELDS = ("cell", "n_records", "n_positive", "weight", "distance")
 
@@ -482,6 +485,7 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
                "all_features": len(tester_columns) == len(shown_features),
                "bins": {c: [_bin_label(e, v) for v in _bin_points(e)] for c, e in bins.items()},
                "graph": graph, "max_sheets": max_sheets, "level": level,
+               "inline_ids": INLINE_IDS,
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)
 
