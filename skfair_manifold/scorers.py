@@ -38,12 +38,15 @@ compares, and because a pipeline's raw input (strings) has no distance.
 group metrics need classes, and a regression target is refused with a clear
 error.
 
-Scorers whose metric is randomised (``method="approx"`` HFM, DR) use
+Scorers whose metric is randomised (HFM with the certified approximation,
+which ``method="auto"`` uses beyond its crossover, and DR) use
 ``random_state=0`` unless told otherwise, so that every candidate of a search
 is measured with the same projections or perturbation.
 """
 
 import inspect
+from collections.abc import Callable
+from typing import Any, Literal
 from numbers import Integral, Real
 
 import sklearn
@@ -351,9 +354,16 @@ _SENSITIVE = [str, Integral, list, tuple, None]
     },
     prefer_skip_nested_validation=True,
 )
-def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True,
-                         features="transformed", response_method="predict", threshold=None,
-                         **metric_kwargs):
+def make_fairness_scorer(
+    metric: str,
+    *,
+    sensitive: str | int | list | None = None,
+    drop_sensitive: bool = True,
+    features: Literal["transformed", "input"] = "transformed",
+    response_method: str = "predict",
+    threshold: float | None = None,
+    **metric_kwargs: Any,
+) -> Callable:
     """A scorer (negated, higher is fairer) for any fairness metric of the package.
 
     Parameters
@@ -429,8 +439,16 @@ def make_fairness_scorer(metric, *, sensitive=None, drop_sensitive=True,
     },
     prefer_skip_nested_validation=True,
 )
-def make_hfm_scorer(kind="avg", *, sensitive=None, drop_sensitive=True, features="transformed",
-                    response_method="predict", threshold=None, **metric_kwargs):
+def make_hfm_scorer(
+    kind: Literal["avg", "max"] = "avg",
+    *,
+    sensitive: str | int | list | None = None,
+    drop_sensitive: bool = True,
+    features: Literal["transformed", "input"] = "transformed",
+    response_method: str = "predict",
+    threshold: float | None = None,
+    **metric_kwargs: Any,
+) -> Callable:
     """An HFM scorer (``-hfm_max`` or ``-hfm_avg``), routed or with sensitive columns in X.
 
     Parameters
@@ -467,7 +485,8 @@ default="predict"
         decision values).
 
     **metric_kwargs
-        Options of the metric: ``method`` ("approx" or "exact"), ``scale``,
+        Options of the metric: ``method`` ("auto", the default, "approx" or
+        "exact"), ``scale``,
         ``m1``, ``m2``, ``n_vectors``, ``random_state`` (default 0 here, so
         that every candidate is measured with the same projections),
         ``n_jobs``.
@@ -502,7 +521,7 @@ default="predict"
     {"sensitive": [str, Integral, list, tuple]},
     prefer_skip_nested_validation=True,
 )
-def make_dr_scorer(*, sensitive, **metric_kwargs):
+def make_dr_scorer(*, sensitive: str | int | list, **metric_kwargs: Any) -> Callable:
     """A discriminative-risk scorer (``-DR``); the sensitive columns are named in X.
 
     DR perturbs the estimator's own input, so the sensitive columns must be
@@ -579,7 +598,7 @@ class MostAccurateWithin:
     1
     """
 
-    def __init__(self, bound, *, fairness="hfm", score="acc"):
+    def __init__(self, bound: float, *, fairness: str = "hfm", score: str = "acc") -> None:
         self.bound = bound
         self.fairness = fairness
         self.score = score

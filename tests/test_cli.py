@@ -432,7 +432,101 @@ def test_audit_progress_bar_and_deprecated_options(capsys, decisions_csv, tmp_pa
     assert out_old.read_text() == out_new.read_text()
 
 
-def test_hfm_intersect_json(capsys, predictions_csv):
+# --- hfm, end to end -------------------------------------------------------------------
+
+
+def test_hfm_default_method_is_auto_and_says_which_engine(capsys, predictions_csv):
+    from skfair_manifold.metrics import hfm_report
+
+    path, frame = predictions_csv
+    code, out, err = cli(capsys, "hfm", path, *HFM_ARGS, "--format", "json")
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    assert result["info"]["method"] == "auto"
+    assert result["info"]["engine"] == "exact"  # a small file: below the crossover
+    features = np.column_stack([frame["income"], frame["age"],
+                                pd.get_dummies(frame["city"], dtype=float).to_numpy()])
+    report = hfm_report(frame["y"], frame["y_pred"], X=features,
+                        sensitive_features=frame[["sex", "race"]], method="exact")
+    assert result["hfm_avg"] == pytest.approx(report.hfm_avg, rel=1e-5)
+    code, out, _ = cli(capsys, "hfm", path, *HFM_ARGS)
+    assert "method 'auto' (exact distances)." in out
+
+
+def test_hfm_json_matches_the_library(capsys, predictions_csv, tmp_path):
+    from skfair_manifold.metrics import demographic_parity, hfm_report
+
+    path, frame = predictions_csv
+    out_file = tmp_path / "measures.json"
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS, "--method", "exact", "--format",
+                       "json", "-o", out_file)
+    assert code == EXIT_OK, err
+    assert "one-hot encoded the text column(s) city" in err
+    text = out_file.read_text()
+    assert "NaN" not in text and "Infinity" not in text
+    result = json.loads(text)
+    features = np.column_stack([frame["income"], frame["age"],
+                                pd.get_dummies(frame["city"], dtype=float).to_numpy()])
+    report = hfm_report(frame["y"], frame["y_pred"], X=features,
+                        sensitive_features=frame[["sex", "race"]], method="exact")
+    assert result["hfm_max"] == pytest.approx(report.hfm_max, rel=1e-5)
+    assert result["hfm_avg"] == pytest.approx(report.hfm_avg, rel=1e-5)
+    assert set(result["per_attribute"]) == {"sex", "race"}
+    assert result["per_attribute"]["race"]["hfm_avg"] == pytest.approx(
+        report.per_attribute.hfm_avg[1], rel=1e-5)
+    assert result["baselines"]["demographic_parity"] == pytest.approx(
+        demographic_parity(frame["y"], frame["y_pred"],
+                           sensitive_features=frame[["sex", "race"]]), rel=1e-5)
+    assert result["by_group"]["sex"]["F"]["count"] == int((frame["sex"] == "F").sum())
+    assert result["info"]["n_rows"] == len(frame)
+    assert result["info"]["features"] == ["income", "age", "city"]
+    assert result["digits"] == 6
+    # floats are rounded to 6 significant digits
+    for value in (result["hfm_max"], result["distances"]["D_avg"]):
+        assert value == float(f"{value:.6g}")
+
+
+def test_json_has_no_nan_token_and_explains_undefined_values(capsys, tmp_path):
+    # group b has no positive label: EO is undefined for it
+    frame = pd.DataFrame({"y": [1, 0, 1, 0, 0, 0, 1, 0], "y_pred": [1, 0, 0, 1, 0, 1, 1, 0],
+                          "g": ["a", "a", "a", "a", "b", "b", "c", "c"],
+                          "x": [0.1, 0.5, 0.3, 0.9, 0.2, 0.7, 0.4, 0.6]})
+    path = tmp_path / "small.csv"
+    frame.to_csv(path, index=False)
+    code, out, err = cli(capsys, "hfm", path, "--label", "y", "--prediction", "y_pred",
+                         "--sensitive", "g", "--format", "json", "--method", "exact")
+    assert code == EXIT_OK, err
+    assert "NaN" not in out
+    result = json.loads(out)
+    assert result["by_group"]["g"]["b"]["true_positive_rate"] is None
+    reason = result["undefined"]["by_group.g.b.true_positive_rate"]
+    assert "0/0" in reason
+
+
+def test_json_rounds_round_off_to_zero():
+    assert _io.round_significant(-2.220446049250313e-16) == 0.0
+    assert _io.round_significant(0.123456789) == 0.123457
+    text = _io.dump_json({"a": float("nan"), "b": float("inf"), "c": np.float64(1 / 3)})
+    assert json.loads(text) == {"a": None, "b": None, "c": 0.333333, "digits": 6,
+                                "undefined": {"a": "undefined on the data given",
+                                              "b": "undefined on the data given"}}
+
+
+def test_hfm_table_reproducible_and_from_stdin(capsys, predictions_csv, monkeypatch):
+    path, _ = predictions_csv
+    first = cli(capsys, "hfm", path, *HFM_ARGS, "--seed", "3", "--features", "income", "age")
+    second = cli(capsys, "hfm", "-", *HFM_ARGS, "--seed", "3", "--features", "income", "age",
+                 stdin=Path(path).read_text(), monkeypatch=monkeypatch)
+    assert first[0] == second[0] == EXIT_OK, first[2] + second[2]
+    assert first[1] == second[1]
+    lines = first[1].splitlines()
+    assert lines[0].split() == ["attribute", "HFM", "max", "HFM", "avg", "DP", "EO", "PQP"]
+    assert [line.split()[0] for line in lines[2:5]] == ["sex", "race", "all"]
+    assert "natural logarithm" in first[1]
+    assert "four-fifths rule" in first[1]
+
+
+def test_hfm_bootstrap_and_intersect(capsys, predictions_csv):
     path, _ = predictions_csv
     code, out, err = cli(capsys, "hfm", path, *HFM_ARGS, "--format", "json", "--n-boot",
                          "30", "--intersect", "--quiet")

@@ -10,7 +10,13 @@ from sklearn.model_selection import GridSearchCV, KFold, cross_validate
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from skfair_manifold.metrics import demographic_parity, equal_opportunity, hfm_avg
+from skfair_manifold.metrics import (
+    demographic_parity,
+    equal_opportunity,
+    hfm_avg,
+    hfm_max,
+    hfm_report,
+)
 from skfair_manifold.scorers import (
     MSG_NOT_BINARY_SCORES,
     demographic_parity_scorer,
@@ -117,9 +123,14 @@ def test_make_scorer_with_hfm_fails_at_the_first_call(raw, routing):
     X, y = raw
     scorer = make_scorer(hfm_avg, greater_is_better=False).set_score_request(
         sensitive_features=True)
-    with pytest.raises(TypeError, match="X"):
+    with pytest.raises(TypeError, match=r"X is required.*make_scorer\(hfm_avg\).*use "
+                                        r"skfair_manifold.scorers.hfm_avg_scorer or "
+                                        r"hfm_max_scorer, or make_hfm_scorer"):
         cross_validate(pipeline(), X, y, cv=CV, params={"sensitive_features": X["sex"]},
                        scoring=scorer, error_score="raise")
+    for metric in (hfm_max, hfm_report):
+        with pytest.raises(TypeError, match="X is required"):
+            metric(y, y, sensitive_features=X["sex"])
 
 
 def test_score_methods_and_thresholds(raw):

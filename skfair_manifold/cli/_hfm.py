@@ -164,7 +164,8 @@ def format_measures_table(result):
     lines.append("")
     lines.append(f"{info['n_rows']} rows, {info['n_features']} feature columns"
                  f" ({'scaled to [0, 1]' if info['scale'] else 'not scaled'}),"
-                 f" method {info['method']!r}.")
+                 f" method {info['method']!r}"
+                 + (f" ({info['engine']} distances)." if info.get("engine") else "."))
     if "baselines" in result:
         flag = "passes" if result["baselines"]["passes_four_fifths"] else "FAILS"
         lines.append(f"Selection-rate ratio (smallest over largest): "
@@ -180,8 +181,14 @@ def format_measures_table(result):
     return "\n".join(lines) + "\n"
 
 
+def _engine(report):
+    """The distance engine the HFM values came from: 'exact' or 'approx' (None: no HFM)."""
+    bunch = report.get("hfm_report")  # a FairnessReport, or the dict of the HFM-only path
+    return None if bunch is None else str(bunch.get("method"))
+
+
 def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories=50,
-            method="approx", m1=25, m2=None, scale=True, pos_label=None, baselines=True,
+            method="auto", m1=5, m2=None, scale=True, pos_label=None, baselines=True,
             n_boot=0, confidence=0.95, intersect=False, seed=0, format="table",
             quiet=False, sep=",", output=None):
     """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input."""
@@ -195,7 +202,8 @@ def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories
     result["warnings"] = messages
     result["info"] = {"file": file, "n_rows": int(data["frame"].shape[0]),
                       "n_features": int(data["X"].shape[1]), "features": data["features"],
-                      "sensitive": list(sensitive), "method": method, "scale": scale,
+                      "sensitive": list(sensitive), "method": method,
+                      "engine": _engine(report), "scale": scale,
                       "m1": m1, "m2": m2, "seed": seed, "log": "natural",
                       "intersect": intersect}
     for message in messages:

@@ -117,12 +117,15 @@ def _add_prediction_columns(parser):
                              "and merge the rest into one indicator; a text column with more "
                              "than N values, more than half of the rows distinct, is an "
                              "identifier and is refused (default: 50)")
-    parser.add_argument("--method", choices=["approx", "exact"], default="approx",
-                        help="'approx': random projections (ExtendDist, fast, never below "
-                             "the exact distance); 'exact': Eq. 4-7 (default: approx)")
-    parser.add_argument("--m1", type=_positive_int, default=25,
+    parser.add_argument("--method", choices=["auto", "approx", "exact"], default="auto",
+                        help="'exact': Eq. 4-7; 'approx': random projections (ExtendDist) "
+                             "corrected by the exact distances of a sample of rows, with "
+                             "95%% intervals; 'auto': exact up to 10,000 rows (where it is "
+                             "the faster), the corrected approximation beyond (default: "
+                             "auto)")
+    parser.add_argument("--m1", type=_positive_int, default=5,
                         help="approx only: number of repetitions of the projections "
-                             "(default: 25)")
+                             "(default: 5; the sample's correction makes more pay little)")
     parser.add_argument("--m2", type=_positive_int, default=None,
                         help="approx only: neighbours compared on each side of a row after "
                              "projection (default: ceil(2 log10 n))")

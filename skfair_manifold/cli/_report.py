@@ -5,7 +5,7 @@ from skfair_manifold.cli._io import write_text
 
 
 def run_report(*, file, label, prediction, sensitive, features=None, max_categories=50,
-               method="approx", m1=25, m2=None, scale=True, pos_label=None, n_boot=0,
+               method="auto", m1=5, m2=None, scale=True, pos_label=None, n_boot=0,
                confidence=0.95, intersect=False, seed=0, hfm=True, title="Fairness report",
                quiet=False, sep=",", output=None):
     """The ``report`` command; returns the exit code (0), raises CLIError on bad input."""

@@ -38,14 +38,24 @@ result.
 
 import math
 
+from functools import partial
+
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from numpy.lib.stride_tricks import as_strided
 from sklearn.utils import check_random_state
-from threadpoolctl import threadpool_limits
 
-#: Working memory per worker, in MiB, for the band of candidate distances.
-DEFAULT_WORKING_MEMORY = 128
+from skfair_manifold.distances._numerics import (
+    centre_columns,
+    check_distances_finite,
+    power_of_two_scale,
+    robust_norms,
+)
+from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
+
+#: Largest useful working memory per worker, in MiB, for the band of candidate
+#: distances (larger chunks are no faster; the configured budget may be lower).
+MAX_WORKING_MEMORY = 128
 
 
 MSG_N_VECTORS = (
@@ -100,14 +110,11 @@ class _Points:
         self.n = n
         self.m2 = int(m2)
         self.candidates = candidates
-        if candidates == "others":
-            # Wide enough that a row of the largest group usually meets m2
-            # rows of other groups on each side (twice the expected span).
-            largest = max(np.bincount(c).max() / n for c in self.codes)
-            reach = math.ceil(2 * m2 / max(1.0 - largest, 1.0 / n))
-        else:
-            reach = m2
-        self.width = int(min(reach, n - 1))
+        self.group_values = [np.unique(c) for c in self.codes]
+        # Rows per chunk of the "others" candidates: (rows, 2 m2, d) float32.
+        self.others_chunk = max(256, int(working_memory * 2**20 //
+                                         (2 * m2 * Z.shape[1] * 4 * 3)))
+        self.width = int(min(m2, n - 1))
         width = self.width
         self.tile = int(max(16, min(256, width)))
         self.n_tiles = -(-n // self.tile)
@@ -118,6 +125,8 @@ class _Points:
 
     def buffer(self):
         """Zero-padded work space for one worker (the padding stays zero)."""
+        if self.candidates == "others":
+            return None  # no band: the candidates are slices of the complement
         return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.Z.shape[1]),
                         dtype=np.float32)
 
@@ -171,28 +180,27 @@ def _projection_best(points, w, padded):
     """
     n = points.n
     order = np.argsort(points.Z @ w, kind="stable")
+    if points.candidates == "others":
+        return _others_best(points, order)
     sq, pos = _band(points, order, padded)
     width = points.width
     n_attr = len(points.codes)
     best_sq = np.empty((n_attr, n), dtype=np.float32)
     best_j = np.empty((n_attr, n), dtype=np.intp)
     rows = np.arange(n)
+    inside = np.isfinite(sq)  # positions inside the data, shared by the attributes
     for k, codes in enumerate(points.codes):
         g = codes[order]
         other = g[pos] != g[:, None]
-        if points.candidates == "others":
-            # Keep the m2 other-group rows nearest in projected order per side.
-            near_left = np.cumsum(other[:, width - 1::-1], axis=1)[:, ::-1]
-            near_right = np.cumsum(other[:, width:], axis=1)
-            other &= np.hstack([near_left, near_right]) <= points.m2
+        other &= inside
         cand = np.where(other, sq, np.inf)
         arg = np.argmin(cand, axis=1)
         val = cand[rows, arg]
         jpos = pos[rows, arg]
         # A side whose m2 positions hold no other group: its nearest
         # other-group row is just outside the run of the row's own group.
-        left_none = ~np.any(np.isfinite(cand[:, :width]), axis=1)
-        right_none = ~np.any(np.isfinite(cand[:, width:]), axis=1)
+        left_none = ~np.any(other[:, :width], axis=1)
+        right_none = ~np.any(other[:, width:], axis=1)
         if left_none.any() or right_none.any():
             run_start = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
             run_id = np.cumsum(np.r_[True, g[1:] != g[:-1]]) - 1
@@ -210,6 +218,59 @@ def _projection_best(points, w, padded):
     return best_sq, best_j
 
 
+def _true_distances(points, i, j):
+    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates."""
+    return points.scale * robust_norms(points.Z[i] - points.Z[j])
+
+
+def _others_best(points, order):
+    """``candidates="others"``: the ``m2`` other-group rows nearest on each side.
+
+    Per attribute and group, the rows of the other groups in projected order
+    (the complement) and each row's position among them (``searchsorted``):
+    its candidates are the slice of ``m2`` complement rows on each side, so no
+    band has to be widened for a dominant group.
+    """
+    n, m2 = points.n, points.m2
+    # Sorted points plus a sentinel row n, at infinite squared distance, that
+    # stands for the candidates beyond either end of a complement.
+    Z_sorted = np.zeros((n + 1, points.Z32.shape[1]), dtype=np.float32)
+    np.take(points.Z32, order, axis=0, out=Z_sorted[:n])
+    sq_sorted = np.empty(n + 1, dtype=np.float32)
+    sq_sorted[:n] = points.sq32[order]
+    sq_sorted[n] = np.inf
+    offsets = np.arange(-m2, m2) + 1
+    n_attr = len(points.codes)
+    best_sq = np.empty((n_attr, n), dtype=np.float32)
+    best_j = np.empty((n_attr, n), dtype=np.intp)
+    for k, codes in enumerate(points.codes):
+        g = codes[order]
+        val = np.empty(n, dtype=np.float32)
+        jpos = np.empty(n, dtype=np.intp)
+        for value in points.group_values[k]:
+            mine = np.flatnonzero(g == value)
+            comp = np.flatnonzero(g != value)
+            padded = np.concatenate([[n], comp, [n]])  # sentinels at both ends
+            idx = np.searchsorted(comp, mine)
+            for c0 in range(0, mine.size, points.others_chunk):
+                rows = mine[c0:c0 + points.others_chunk]
+                cidx = idx[c0:c0 + points.others_chunk, None] + offsets
+                np.clip(cidx, 0, comp.size + 1, out=cidx)
+                cpos = padded[cidx]
+                dots = np.matmul(Z_sorted[cpos], Z_sorted[rows][:, :, None])[:, :, 0]
+                dots *= -2.0
+                dots += sq_sorted[rows, None]
+                dots += sq_sorted[cpos]
+                np.maximum(dots, 0.0, out=dots)
+                arg = np.argmin(dots, axis=1)
+                local = np.arange(rows.size)
+                val[rows] = dots[local, arg]
+                jpos[rows] = cpos[local, arg]
+        best_sq[k, order] = val
+        best_j[k, order] = order[jpos]
+    return best_sq, best_j
+
+
 def _run_projections(points, W, want_totals):
     """Fold the projections of ``W`` (columns) in order; strict ``<`` keeps the first."""
     n_attr = len(points.codes)
@@ -221,7 +282,7 @@ def _run_projections(points, W, want_totals):
     for v in range(W.shape[1]):
         sq, j = _projection_best(points, W[:, v], padded)
         if want_totals:
-            dist = np.sqrt(np.stack([_exact_sq(points.Z, rows, j[k]) for k in range(n_attr)]))
+            dist = np.stack([_true_distances(points, rows, j[k]) for k in range(n_attr)])
             totals.append(np.c_[dist.max(axis=1), dist.sum(axis=1)])
         better = sq < best_sq
         best_sq[better] = sq[better]
@@ -255,8 +316,8 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     candidates : {"positions", "others"}
         ``"positions"``: the other-group rows among the ``m2`` positions on
         each side. ``"others"``: the ``m2`` other-group rows nearest in
-        projected order on each side, searched within a band widened for the
-        largest group (``2 m2 / (1 - share)`` positions per side).
+        projected order on each side, found as slices of each group's
+        complement in projected order (no band limit).
 
     Returns
     -------
@@ -267,23 +328,25 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         maximum and the sum of the row distances of that projection alone.
     """
     Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    Z -= Z.mean(axis=0)
+    Z = centre_columns(Z, name="X", first_name="the label")
+    scale = power_of_two_scale(Z)
+    Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
     n, d = Z.shape
     if projections is None:
         projections = draw_projections(d, m1, n_vectors, random_state)
-    points = _Points(Z, codes, m2, working_memory or DEFAULT_WORKING_MEMORY, candidates)
-    want_totals = reduce == "total"
     n_proj = projections.shape[1]
-    n_workers = effective_n_jobs(n_jobs)
-    if n_workers == 1 or n_proj == 1:
-        results = [_run_projections(points, projections, want_totals)]
-    else:
-        n_tasks = min(n_proj, 2 * n_workers)
-        bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)
-        with threadpool_limits(limits=1, user_api="blas"):
-            results = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(_run_projections)(points, projections[:, a:b], want_totals)
-                for a, b in zip(bounds[:-1], bounds[1:]))
+    n_workers = max(1, min(effective_n_jobs(n_jobs), n_proj))
+    budget = (working_memory * 2 ** 20 if working_memory is not None
+              else working_memory_bytes()) / n_workers
+    budget = min(budget, MAX_WORKING_MEMORY * 2 ** 20) / 2 ** 20
+    points = _Points(Z, codes, m2, budget, candidates)
+    points.scale = scale
+    want_totals = reduce == "total"
+    n_tasks = 1 if n_workers == 1 else min(n_proj, 2 * n_workers)
+    bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)
+    results = run_blocks(partial(_run_projections, points, want_totals=want_totals),
+                         [projections[:, a:b] for a, b in zip(bounds[:-1], bounds[1:])],
+                         n_jobs=n_jobs)
     best_sq, best_j, totals = results[0]
     for sq, j, tot in results[1:]:  # in projection order: identical for any n_jobs
         better = sq < best_sq
@@ -291,7 +354,8 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         best_j[better] = j[better]
         totals = totals + tot
     rows = np.arange(n)
-    row_dist = np.sqrt(np.stack([_exact_sq(Z, rows, best_j[k]) for k in range(len(codes))]))
+    row_dist = np.stack([_true_distances(points, rows, best_j[k]) for k in range(len(codes))])
+    check_distances_finite(row_dist)
     if want_totals:
         return row_dist, np.stack(totals)
     return row_dist

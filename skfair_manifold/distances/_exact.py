@@ -20,17 +20,78 @@ rows that share all attributes with the query block can never be "another
 group" and are skipped. Identical rows are computed once (with counts), and
 identical feature vectors get an exact zero, so duplicates and ties are exact.
 
-Memory is bounded by ``working_memory`` (MiB per worker); the blocks of query
-rows are handed to joblib, so ``joblib.parallel_config(backend="dask")`` sends
-them to a dask cluster.
+The features are centred on the midpoint of each column's range and divided
+by a power of two at least their largest magnitude (exact), so the squares
+neither overflow nor underflow; the feature part is brought back to the
+data's units before the label part is added with ``hypot``
+(:mod:`._numerics`).
+
+Memory is bounded by ``sklearn.get_config()["working_memory"]`` (MiB, shared
+by the workers); the blocks of query rows are handed to joblib, so
+``joblib.parallel_config(backend="dask")`` sends them to a dask cluster.
+:class:`ExactEngine` keeps the prepared layout so that any subset of rows can
+be queried (the certified approximation checks a sample of rows this way).
 """
 
+from functools import partial
+
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from threadpoolctl import threadpool_limits
 
-#: Working memory per worker, in MiB, for the blocks of distances.
-DEFAULT_WORKING_MEMORY = 64
+from skfair_manifold.distances._numerics import (
+    check_distances_finite,
+    centre_columns,
+    power_of_two_scale,
+)
+from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
+
+
+def _unique_int_rows(keys):
+    """``np.unique(keys, axis=0, return_inverse=True)`` for non-negative integer rows.
+
+    The columns are combined into one mixed-radix integer (first column most
+    significant, so the order is the same lexicographic one), which sorts
+    much faster than rows.
+    """
+    keys = np.asarray(keys, dtype=np.int64)
+    radix = keys.max(axis=0) + 1
+    if np.prod(radix.astype(float)) >= 2.0 ** 62:
+        table, inverse = np.unique(keys, axis=0, return_inverse=True)
+        return table, inverse.reshape(-1)
+    combined = np.zeros(keys.shape[0], dtype=np.int64)
+    for j in range(keys.shape[1]):
+        combined = combined * radix[j] + keys[:, j]
+    values, inverse = np.unique(combined, return_inverse=True)
+    table = np.column_stack(np.unravel_index(values, tuple(int(r) for r in radix)))
+    return table.astype(np.int64), inverse.reshape(-1)
+
+
+def _identical_rows(X):
+    """An id per row, equal exactly for rows with identical feature vectors.
+
+    Rows are hashed (their bits, ``-0.0`` made ``0.0``, mixed by random odd
+    64-bit multipliers); equal hashes are then verified coordinate by
+    coordinate, and any collision falls back to ``np.unique(X, axis=0)``.
+    """
+    n, d = X.shape
+    if d == 0:
+        return np.zeros(n, dtype=np.int64)
+    bits = (X + 0.0).view(np.uint64)  # a new C-contiguous array; -0.0 becomes 0.0
+    mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63, size=d, dtype=np.uint64)
+    mult |= np.uint64(1)
+    with np.errstate(over="ignore"):
+        h = np.zeros(n, dtype=np.uint64)
+        for j in range(d):
+            h ^= bits[:, j] * mult[j]
+            h = (h << np.uint64(13)) | (h >> np.uint64(51))
+    _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    twin = first[inverse]
+    dup = np.flatnonzero(twin != np.arange(n))  # rows said equal to an earlier one
+    if dup.size and not np.array_equal(X[twin[dup]], X[dup]):
+        inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
+    return inverse.astype(np.int64)
 
 
 class _Layout:
@@ -48,7 +109,7 @@ class _Layout:
             label_codes.append(inv.reshape(-1))
         keys = np.column_stack(list(codes) + label_codes) if (codes or label_codes) else \
             np.zeros((n, 1), dtype=np.intp)
-        cell_table, cell_of_row = np.unique(keys, axis=0, return_inverse=True)
+        cell_table, cell_of_row = _unique_int_rows(keys)
         cell_of_row = cell_of_row.reshape(-1)
         n_attr = len(codes)
         # Joint attribute group of each cell (cells sorted, so groups contiguous).
@@ -60,7 +121,7 @@ class _Layout:
         joint_of_cell = np.cumsum(new_joint) - 1
 
         # Identical feature vectors (exact zeros) and identical rows (computed once).
-        _, feat_of_row = np.unique(X, axis=0, return_inverse=True)
+        feat_of_row = _identical_rows(X)
         feat_of_row = feat_of_row.reshape(-1).astype(np.int64)
         n_cells = cell_table.shape[0]
         key = feat_of_row * n_cells + cell_of_row
@@ -128,31 +189,49 @@ class _Layout:
         self.pair_cell = cell_b[order]
 
 
-def _blocks(layout, block_size):
-    """Query blocks ``(joint group, start, stop)`` over the sorted unique rows."""
+def _blocks(layout, block_size, rows=None):
+    """Query blocks ``(joint group, rows)`` over the sorted unique rows.
+
+    ``rows`` (sorted unique-row indices) restricts the queries; a block's rows
+    are a ``slice`` when they are contiguous, an index array otherwise.
+    """
     blocks = []
     for j in range(layout.n_joint):
         c0, c1 = layout.joint_cell_range[j]
         r0, r1 = layout.cell_starts[c0], (layout.cell_starts[c1] if c1 < layout.n_cells
                                           else layout.n_unique)
-        for s in range(r0, r1, block_size):
-            blocks.append((j, s, min(s + block_size, r1)))
+        if rows is None:
+            for s in range(r0, r1, block_size):
+                blocks.append((j, slice(s, min(s + block_size, r1))))
+        else:
+            a, b = np.searchsorted(rows, [r0, r1])
+            for s in range(a, b, block_size):
+                blocks.append((j, rows[s:min(s + block_size, b)]))
     return blocks
 
 
 def _process_blocks(layout, blocks):
-    """Distances for a list of query blocks; returns (starts, stops, arrays)."""
-    out = []
-    for j, start, stop in blocks:
-        out.append((start, stop, _process_block(layout, j, start, stop)))
-    return out
+    """Distances for a list of query blocks; returns [(rows, array), ...]."""
+    return [(idx, _process_block(layout, j, idx)) for j, idx in blocks]
 
 
-def _process_block(layout, j, start, stop):
+def _zero_pairs(layout, idx):
+    """(local query position, cell) of identical feature vectors in other cells."""
+    if isinstance(idx, slice):
+        lo, hi = np.searchsorted(layout.pair_q, [idx.start, idx.stop])
+        return layout.pair_q[lo:hi] - idx.start, layout.pair_cell[lo:hi]
+    lo, hi = np.searchsorted(layout.pair_q, [idx[0], idx[-1] + 1])
+    pq, pc = layout.pair_q[lo:hi], layout.pair_cell[lo:hi]
+    local = np.searchsorted(idx, pq)
+    keep = idx[np.minimum(local, idx.size - 1)] == pq
+    return local[keep], pc[keep]
+
+
+def _process_block(layout, j, idx):
     c0, c1 = layout.joint_cell_range[j]
     r0 = layout.cell_starts[c0]
     r1 = layout.cell_starts[c1] if c1 < layout.n_cells else layout.n_unique
-    q = layout.X[start:stop]
+    q = layout.X[idx]
     q_aug = np.hstack([-2.0 * q, np.ones((q.shape[0], 1))])
     parts = []
     # Cells before and after the block's own joint group.
@@ -163,33 +242,39 @@ def _process_block(layout, j, start, stop):
         prod = q_aug @ layout.X_ref[r1:].T
         parts.append(np.minimum.reduceat(prod, layout.cell_starts[c1:] - r1, axis=1))
     cell_min = np.hstack(parts) if len(parts) > 1 else parts[0]
-    cell_min += layout.sq_norms[start:stop, None]
+    cell_min += layout.sq_norms[idx, None]
     np.maximum(cell_min, 0.0, out=cell_min)
     other_cells = np.r_[0:c0, c1:layout.n_cells]
     # Exact zeros for identical feature vectors in other cells.
-    lo, hi = np.searchsorted(layout.pair_q, [start, stop])
-    if hi > lo:
-        pc = layout.pair_cell[lo:hi]
+    local, pc = _zero_pairs(layout, idx)
+    if local.size:
         col = np.where(pc < c0, pc, pc - (c1 - c0))
-        cell_min[layout.pair_q[lo:hi] - start, col] = 0.0
+        cell_min[local, col] = 0.0
+    # Feature part back in the data's units; the label part is added with
+    # hypot, which neither overflows nor underflows.
+    feature = np.sqrt(cell_min, out=cell_min)
+    feature *= layout.scale
     attr_of_block = layout.cell_attr[c0]
     cell_attr = layout.cell_attr[other_cells]
-    result = np.empty((layout.n_labels, layout.n_attr, stop - start))
+    result = np.empty((layout.n_labels, layout.n_attr, q.shape[0]))
     for l in range(layout.n_labels):
-        diff = layout.unique_label[start:stop, l][:, None] - layout.cell_label[other_cells, l]
-        total = cell_min + diff * diff
+        diff = layout.unique_label[idx, l][:, None] - layout.cell_label[other_cells, l]
+        total = np.hypot(feature, diff)
         for k in range(layout.n_attr):
             other = cell_attr[:, k] != attr_of_block[k]
             result[l, k] = total[:, other].min(axis=1)
-    np.sqrt(result, out=result)
     return result
 
 
-def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
-    """Distance from each row to the nearest row of another group (exact).
+#: BLAS threads of a serial run of the exact engine (measured with
+#: ``benchmarks/bench_hfm.py --blas``; see the user guide on distances).
+BLAS_THREADS = 1
 
-    Private entry point of the engine: the inputs are trusted (validated by
-    the public functions).
+
+class ExactEngine:
+    """The exact engine prepared once, to query all rows or any subset of them.
+
+    Private: the inputs are trusted (validated by the public functions).
 
     Parameters
     ----------
@@ -200,37 +285,76 @@ def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
         ``[y_true, y_pred]``); they share the feature part of the work.
     codes : list of ndarray of shape (n_samples,), int
         Group codes of each sensitive attribute, each with 2 or more groups.
-    n_jobs : int, default=None
-        Workers for the blocks of rows (joblib; threads by default).
     working_memory : float, default=None
-        MiB of working memory per worker (default 256).
+        MiB of working memory shared by the workers (default:
+        ``sklearn.get_config()["working_memory"]``).
+    """
+
+    def __init__(self, X, labels, codes, *, working_memory=None):
+        X = centre_columns(np.asarray(X, dtype=np.float64))
+        labels = [np.asarray(y, dtype=np.float64) for y in labels]
+        if labels:
+            centre_columns(np.column_stack(labels), name="the labels")
+        scale = power_of_two_scale(X)
+        # Division by a power of two is exact: the algebra runs on O(1) values.
+        self.layout = _Layout(X / scale, labels, list(codes))
+        self.layout.scale = scale
+        self.working_memory = (working_memory * 2 ** 20 if working_memory is not None
+                               else working_memory_bytes())
+
+    def _block_size(self, n_jobs):
+        n_workers = max(1, effective_n_jobs(n_jobs))
+        # About three (block x n_unique) float64 arrays live at once per worker.
+        per_worker = self.working_memory / n_workers
+        size = int(per_worker // (3 * 8 * max(self.layout.n_unique, 1)))
+        return max(8, min(4096, size))
+
+    def _run(self, rows, n_jobs):
+        layout = self.layout
+        blocks = _blocks(layout, self._block_size(n_jobs), rows)
+        n_workers = effective_n_jobs(n_jobs)
+        if n_workers == 1 or len(blocks) == 1:
+            tasks = [blocks]
+        else:
+            n_tasks = min(len(blocks), 4 * n_workers)
+            tasks = [blocks[i::n_tasks] for i in range(n_tasks)]
+        # Parallel workers get one BLAS thread each; a serial run gets
+        # BLAS_THREADS (measured, see the module constant).
+        with threadpool_limits(limits=BLAS_THREADS if n_workers == 1 else 1,
+                               user_api="blas"):
+            parts = run_blocks(partial(_process_blocks, layout), tasks, n_jobs=n_jobs)
+        return [r for part in parts for r in part]
+
+    def all_rows(self, *, n_jobs=None):
+        """Distances of every row, shape (n_labels, n_attributes, n_samples)."""
+        layout = self.layout
+        unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
+        for idx, values in self._run(None, n_jobs):
+            unique_dist[:, :, idx] = values
+        return check_distances_finite(unique_dist[:, :, layout.row_to_unique])
+
+    def rows(self, rows, *, n_jobs=None):
+        """Distances of the given rows, shape (n_labels, n_attributes, len(rows))."""
+        layout = self.layout
+        rows = np.asarray(rows, dtype=np.intp)
+        wanted = np.unique(layout.row_to_unique[rows])
+        unique_dist = np.empty((layout.n_labels, layout.n_attr, wanted.size))
+        for idx, values in self._run(wanted, n_jobs):
+            unique_dist[:, :, np.searchsorted(wanted, idx)] = values
+        pos = np.searchsorted(wanted, layout.row_to_unique[rows])
+        return check_distances_finite(unique_dist[:, :, pos])
+
+
+def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
+    """Distance from each row to the nearest row of another group (exact).
+
+    Private entry point of the engine: the inputs are trusted (validated by
+    the public functions). See :class:`ExactEngine` for the parameters;
+    ``n_jobs`` workers (joblib; threads by default) share the blocks of rows.
 
     Returns
     -------
     distances : ndarray of shape (len(labels), len(codes), n_samples)
     """
-    X = np.asarray(X, dtype=np.float64)
-    # Centring changes no distance but shrinks the norms in |a|^2+|b|^2-2ab.
-    X = X - X.mean(axis=0)
-    layout = _Layout(X, list(labels), list(codes))
-    if working_memory is None:
-        working_memory = DEFAULT_WORKING_MEMORY
-    # About three (block x n_unique) float64 arrays live at once.
-    block_size = int(working_memory * 2**20 // (3 * 8 * max(layout.n_unique, 1)))
-    block_size = max(8, min(2048, block_size))
-    blocks = _blocks(layout, block_size)
-    n_workers = effective_n_jobs(n_jobs)
-    if n_workers == 1 or len(blocks) == 1:
-        results = _process_blocks(layout, blocks)
-    else:
-        n_tasks = min(len(blocks), 4 * n_workers)
-        chunks = [blocks[i::n_tasks] for i in range(n_tasks)]
-        # One BLAS thread per worker: the workers already fill the cores.
-        with threadpool_limits(limits=1, user_api="blas"):
-            parts = Parallel(n_jobs=n_jobs, prefer="threads")(
-                delayed(_process_blocks)(layout, chunk) for chunk in chunks)
-        results = [r for part in parts for r in part]
-    unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
-    for start, stop, values in results:
-        unique_dist[:, :, start:stop] = values
-    return unique_dist[:, :, layout.row_to_unique]
+    engine = ExactEngine(X, labels, codes, working_memory=working_memory)
+    return engine.all_rows(n_jobs=n_jobs)

@@ -1,5 +1,7 @@
 """Per-attribute bars of HFM (or any per-attribute measure)."""
 
+from typing import Any
+
 import numpy as np
 
 from skfair_manifold.plotting._base import get_axes
@@ -89,7 +91,13 @@ def _as_table(breakdown, measures):
     return attributes, list(measures), values
 
 
-def plot_hfm_by_attribute(breakdown, *, measures=None, overall=None, ax=None):
+def plot_hfm_by_attribute(
+    breakdown: Any,
+    *,
+    measures: list | tuple | None = None,
+    overall: Any = None,
+    ax: Any = None,
+) -> Any:
     """Bars of a fairness measure per sensitive attribute.
 
     HFM takes the maximum (``df``) or the mean (``df_avg``) over the
@@ -179,8 +187,13 @@ RATE_NAMES = ("base_rate", "selection_rate", "true_positive_rate", "false_positi
               "precision", "accuracy")
 
 
-def plot_group_rates(report, *, rates=("selection_rate", "true_positive_rate"),
-                     attribute=None, ax=None):
+def plot_group_rates(
+    report: Any,
+    *,
+    rates: list | tuple = ("selection_rate", "true_positive_rate"),
+    attribute: Any = None,
+    ax: Any = None,
+) -> Any:
     """Bars of per-group rates of a ``FairnessReport``, with its bootstrap intervals.
 
     Parameters

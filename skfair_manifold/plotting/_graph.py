@@ -1,5 +1,7 @@
 """The causal graph around the decision, as situation testing uses it."""
 
+from typing import Any
+
 import numpy as np
 
 from skfair_manifold.plotting._base import get_axes
@@ -58,7 +60,15 @@ def _layers(parents, decision, depth):
     return layers
 
 
-def plot_causal_graph(graph, *, decision="y", protected=None, q=None, depth=2, ax=None):
+def plot_causal_graph(
+    graph: Any,
+    *,
+    decision: str = "y",
+    protected: str | None = None,
+    q: list | tuple | None = None,
+    depth: int = 2,
+    ax: Any = None,
+) -> Any:
     """Draw the decision, its parents and their ancestors, from a causal graph.
 
     CBN-DD (Zhang, Wu and Wu, Algorithm 1) measures the distance between

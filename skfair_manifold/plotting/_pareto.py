@@ -1,6 +1,7 @@
 """The Pareto front of a fairness-performance trade-off (numpy only)."""
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 MSG_PARETO_SHAPES = (
     "unfairness and performance must be 1-D and of the same length; got shapes {a} and {b}."
@@ -11,7 +12,7 @@ MSG_PARETO_NAN = (
 )
 
 
-def pareto_front(unfairness, performance):
+def pareto_front(unfairness: ArrayLike, performance: ArrayLike) -> np.ndarray:
     """Indices of the candidates that no other candidate beats on both counts.
 
     A candidate is on the front when no other one is at least as fair (lower

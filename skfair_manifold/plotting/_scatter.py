@@ -1,6 +1,9 @@
 """Approximate against exact distances: scatter, identity line, linear fit."""
 
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from skfair_manifold.plotting._base import get_axes
 
@@ -30,7 +33,9 @@ def _values(values, name):
     return values
 
 
-def plot_approx_vs_exact(exact, approx, *, label=None, ax=None):
+def plot_approx_vs_exact(
+    exact: ArrayLike, approx: ArrayLike, *, label: str | None = None, ax: Any = None
+) -> Any:
     """Scatter approximate distances against exact ones (HFM paper, Fig. 4).
 
     The approximation of :func:`skfair_manifold.distances.approx_dist` keeps

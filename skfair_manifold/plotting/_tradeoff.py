@@ -1,6 +1,7 @@
 """Fairness-performance trade-off from a search's ``cv_results_``."""
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -53,16 +54,16 @@ def _mean_scores(results, name):
 
 
 def plot_fairness_tradeoff(
-    cv_results,
+    cv_results: Any,
     *,
-    fairness="hfm",
-    performance="accuracy",
-    negate_fairness=True,
-    annotate=False,
-    error_bars=True,
-    chosen=None,
-    ax=None,
-):
+    fairness: str = "hfm",
+    performance: str = "accuracy",
+    negate_fairness: bool = True,
+    annotate: bool = False,
+    error_bars: bool = True,
+    chosen: int | None = None,
+    ax: Any = None,
+) -> Any:
     """Plot every candidate of a search by unfairness and performance.
 
     One point per candidate (mean over the folds), the Pareto front drawn as a

@@ -8,12 +8,14 @@ matrix to a private hook; the selector chosen at ``fit`` (``_knn`` or
 
 import numbers
 import warnings
+from typing import Any, Literal
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
+from ..utils._validation import as_pandas_frame, did_you_mean, is_int, locate_column
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
@@ -23,7 +25,7 @@ from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
-MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns})."
+MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns}).{hint}"
 MSG_PROTECTED_NAME_NO_NAMES = (
     "protected={protected!r} is a name but X has no column names; pass a DataFrame or the "
     "column's position."
@@ -260,11 +262,29 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, *, protected=None, protected_value=None, method="cbn", k=50,
-                 tau=0.05, flag_rule="bound", bound="wald", alpha_test=0.1,
-                 positive_label=None, graph=None, structure="local", alpha=0.01,
-                 smoothing=1.0, nominal=None, ordinal=None, interval=None, n_bins=5,
-                 n_jobs=None, random_state=None):
+    def __init__(
+        self,
+        *,
+        protected: str | int | None = None,
+        protected_value: Any = None,
+        method: Literal["cbn", "knn"] = "cbn",
+        k: int = 50,
+        tau: float = 0.05,
+        flag_rule: Literal["bound", "tau"] = "bound",
+        bound: Literal["wald", "newcombe"] = "wald",
+        alpha_test: float | None = 0.1,
+        positive_label: Any = None,
+        graph: Any = None,
+        structure: Literal["local", "pc"] = "local",
+        alpha: float = 0.01,
+        smoothing: float = 1.0,
+        nominal: list | None = None,
+        ordinal: list | None = None,
+        interval: list | None = None,
+        n_bins: int = 5,
+        n_jobs: int | None = None,
+        random_state: Any = None,
+    ) -> None:
         self.protected = protected
         self.protected_value = protected_value
         self.method = method
@@ -294,7 +314,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     # ----------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
-    def fit(self, X, y):
+    def fit(self, X: Any, y: Any) -> "SituationTestingAuditor":
         """Learn the testers' pool from historical records and decisions.
 
         Parameters
@@ -420,6 +440,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------ validation, encoding
     def _validate(self, X, y="no_validation", *, reset=False):
         """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        # polars and other frames as pandas, so that every scikit-learn version
+        # records their column names
+        X = as_pandas_frame(X)
         check_no_datetime(X)
         if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, dtype=None, reset=reset)
@@ -453,7 +476,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return self._group(Z) & negative & (score > self.tau)
 
     # ------------------------------------------------------------------ public methods
-    def transform(self, X):
+    def transform(self, X: Any) -> Any:
         """Positive rates among each row's testers and the bounds of ``diff``.
 
         Parameters
@@ -512,7 +535,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         q = self._q_idx
         return self._selector.pair_distances(self._query(Zx)[:, q], self._query(Zy)[:, q])
 
-    def flag(self, X, y):
+    def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.
 
         A row is flagged when it belongs to the protected group, received
@@ -534,7 +557,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self._check_decisions(y)
         return self._flag(self._transform(Z), Z, y)
 
-    def report(self, X, y, *, fitted_rows=None):
+    def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
         """The evidence for every flagged row: its testers, their weights and decisions.
 
         Parameters
@@ -666,18 +689,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     def _protected_index(self, columns):
         prot = self.protected
-        if isinstance(prot, numbers.Integral) and not isinstance(prot, bool):
-            if hasattr(self, "feature_names_in_") and prot in columns:
-                return columns.index(prot)
-            if not -len(columns) <= prot < len(columns):
-                raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
-                    protected=prot, columns=f"{len(columns)} columns"))
-            return int(prot) % len(columns)
-        if not hasattr(self, "feature_names_in_"):
+        has_names = hasattr(self, "feature_names_in_")
+        pos = locate_column(prot, columns, has_names=has_names)
+        if pos is not None:
+            return pos
+        if not has_names and not is_int(prot):
             raise ValueError(MSG_PROTECTED_NAME_NO_NAMES.format(protected=prot))
-        if prot not in columns:
-            raise ValueError(MSG_PROTECTED_NOT_FOUND.format(protected=prot, columns=columns))
-        return columns.index(prot)
+        shown = columns if has_names else f"{len(columns)} columns"
+        raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
+            protected=prot, columns=shown, hint=did_you_mean(prot, columns) if has_names else ""))
 
     def _protected_code(self, records, Z):
         """The protected value in the encoded column (fit); error when absent."""

@@ -199,3 +199,20 @@ def test_others_is_tighter_on_a_dominant_group():
     oth = approx_dist(X, y, a, random_state=0, candidates="others")[1]
     assert exact - 1e-12 <= oth < pos
     assert oth / exact - 1 < 0.5 * (pos / exact - 1)
+
+
+@pytest.mark.parametrize("share", [0.5, 0.9, 0.98])
+@pytest.mark.parametrize("m2", [1, 4])
+def test_accele_dist_others_matches_plain_loop_far_in_projected_order(share, m2):
+    """A dominant group: the other-group candidates lie far away in projected order."""
+    rng = np.random.default_rng(int(share * 100) + m2)
+    n = 400
+    X = rng.random((n, 3))
+    y = rng.integers(0, 2, n).astype(float)
+    a = (rng.random(n) > share).astype(int)
+    a[:2] = [0, 1]
+    w = rng.standard_normal(4)
+    rows = reference_accele_others(X, y, a, w, m2)
+    d_max, d_sum = accele_dist(X, y, a, w, m2=m2, candidates="others")
+    assert_allclose(d_max, rows.max(), atol=1e-12, rtol=0)
+    assert_allclose(d_sum, rows.sum(), atol=1e-10, rtol=0)

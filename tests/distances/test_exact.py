@@ -110,3 +110,20 @@ def test_dask_backend_runs_the_row_blocks():
                     got = exact_row_distances(X, [y], codes, n_jobs=2, working_memory=0.01)
             assert len(stream.data) > 1  # the row blocks ran as dask tasks
     assert np.array_equal(got, ref)
+
+
+def test_identical_rows_and_integer_keys_match_numpy_unique():
+    from skfair_manifold.distances._exact import _identical_rows, _unique_int_rows
+
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 3, (500, 3)).astype(float)
+    X[::7] = -0.0 * X[::7]  # signed zeros are equal
+    ids = _identical_rows(X)
+    ref = np.unique(X + 0.0, axis=0, return_inverse=True)[1].reshape(-1)
+    # the same partition of the rows
+    assert np.array_equal(ids[:, None] == ids[None, :], ref[:, None] == ref[None, :])
+    keys = rng.integers(0, 6, (400, 3))
+    table, inverse = _unique_int_rows(keys)
+    ref_table, ref_inverse = np.unique(keys, axis=0, return_inverse=True)
+    assert np.array_equal(table, ref_table)
+    assert np.array_equal(inverse, ref_inverse.reshape(-1))

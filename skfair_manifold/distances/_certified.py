@@ -1,0 +1,155 @@
+"""The approximation made certain: exact checks of a sample and of the largest rows.
+
+Every approximate row distance ``r_i`` is the true distance from row ``i`` to
+some row of another group, so it is never below the exact distance ``e_i``.
+Two consequences, used here:
+
+* **Mean** (Eq. 5, 7). The excess ``r_i - e_i >= 0`` is measured exactly on a
+  seeded simple random sample ``S`` of ``s`` rows (without replacement). The
+  difference estimator (a control variate with coefficient 1)
+  ``mean(r) - mean_S(r - e)`` is unbiased for ``mean(e)``; its variance is
+  ``(1 - s / n) * var_S(r - e) / s`` (finite-population correction). The same
+  rows serve every label and attribute, so their covariances are estimated
+  from the same sample.
+  The rows checked for the maximum (below) are known exactly: they form a
+  stratum of their own, and the sample estimates the excess of the other
+  rows only, which removes the largest approximate distances, where the
+  excess has its long tail, from the estimated part.
+* **Maximum** (Eq. 4, 6). A row whose approximate distance is not above the
+  largest exact distance found so far cannot hold the maximum. Rows are
+  checked in decreasing order of approximate distance until no unchecked row
+  can exceed the largest exact distance found: that value is then the exact
+  maximum. When the budget of checks ends first, the maximum lies, with
+  certainty, between the largest exact distance found and the largest
+  approximate distance of an unchecked row.
+"""
+
+import numpy as np
+from sklearn.utils import Bunch
+
+#: Rows checked in the first round of the maximum's check; doubles each round.
+FIRST_BATCH = 256
+LAST_BATCH = 8192
+
+
+def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None):
+    """Exact distances of a sample, and the maxima checked within a budget.
+
+    Parameters
+    ----------
+    approx : ndarray of shape (n_labels, n_attributes, n_samples)
+        Approximate row distances (upper bounds of the exact ones).
+    engine : ExactEngine
+        The exact engine prepared on the same rows, labels and attributes.
+    sample : ndarray of int
+        Rows of the random sample (checked first).
+    max_checks : int
+        Rows checked for the maxima beyond the sample.
+    want_max : bool, default=True
+        ``False`` skips the maximum's check.
+    n_jobs : int, default=None
+        Workers of the exact checks (joblib); the result does not depend on it.
+
+    Returns
+    -------
+    result : Bunch
+        ``sample_exact`` (n_labels, n_attributes, s); ``max_low``,
+        ``max_high`` (n_labels, n_attributes), the certain bounds of each
+        maximum; ``max_complete`` (same shape, bool): the check ended, so
+        ``max_low`` is the exact maximum; ``n_checked``: rows checked for the
+        maxima beyond the sample; ``checked_rows``, the rows at the top of
+        the decreasing orders that are all known exactly (sample rows among
+        them included), and ``checked_exact`` (n_labels, n_attributes,
+        len(checked_rows)), their exact distances.
+    """
+    n_labels, n_attr, n = approx.shape
+    sample_exact = engine.rows(sample, n_jobs=n_jobs) if sample.size else \
+        np.empty((n_labels, n_attr, 0))
+    low = sample_exact.max(axis=2) if sample.size else np.zeros((n_labels, n_attr))
+    checked = np.zeros(n, dtype=bool)
+    checked[sample] = True
+    n_checked = 0
+    known = np.full((n_labels, n_attr, n), np.nan)
+    known[:, :, sample] = sample_exact
+    prefix = np.zeros(n, dtype=bool)
+    if want_max:
+        orders = [[np.argsort(-approx[l, k], kind="stable") for k in range(n_attr)]
+                  for l in range(n_labels)]
+        batch = FIRST_BATCH
+        while True:
+            wanted = []
+            for l in range(n_labels):
+                for k in range(n_attr):
+                    order = orders[l][k]
+                    rows = order[~checked[order]]
+                    above = np.searchsorted(-approx[l, k, rows], -low[l, k], side="left")
+                    if above:
+                        wanted.append(rows[:above])
+            room = max_checks - n_checked
+            if not wanted or room <= 0:
+                break
+            share = max(1, min(batch, room) // len(wanted))
+            rows = np.unique(np.concatenate([w[:share] for w in wanted]))[:room]
+            exact = engine.rows(rows, n_jobs=n_jobs)
+            known[:, :, rows] = exact
+            checked[rows] = True
+            n_checked += rows.size
+            np.maximum(low, exact.max(axis=2), out=low)
+            batch = min(2 * batch, LAST_BATCH)
+        # The stratum known exactly: per label and attribute, the longest run
+        # of checked rows at the top of the decreasing order (a function of
+        # the approximate distances, not of which rows the sample drew).
+        for l in range(n_labels):
+            for k in range(n_attr):
+                order = orders[l][k]
+                top = int(np.argmin(checked[order])) if not checked.all() else n
+                prefix[order[:top]] = True
+    unchecked = ~checked
+    if unchecked.any():
+        top_unchecked = approx[:, :, unchecked].max(axis=2)
+    else:
+        top_unchecked = np.zeros_like(low)
+    complete = top_unchecked <= low
+    high = np.where(complete, low, top_unchecked)
+    if n_checked == 0:
+        prefix[:] = False  # nothing beyond the sample: the sample alone estimates
+    stratum = np.flatnonzero(prefix)
+    return Bunch(sample_exact=sample_exact, max_low=low, max_high=high,
+                 max_complete=complete, n_checked=n_checked, checked_rows=stratum,
+                 checked_exact=known[:, :, stratum])
+
+
+def mean_estimate(approx_mean, excess, n_samples):
+    """Difference estimator of a mean, its variance and its skewness shift.
+
+    ``approx_mean`` (...,) is the mean of the approximate distances over all
+    rows, ``excess`` (..., s) the approximate minus the exact distance on the
+    sample. Returns ``(estimate, variance, shift)``: the unbiased estimate,
+    its variance with the finite-population correction, and Johnson's (1978)
+    correction for the skewness of the excess, ``m3 / (6 m2 s)``, by which
+    the centre of the interval moves down (the excess has a long right tail,
+    so a symmetric interval would miss low values of the mean excess less
+    often than high ones).
+    """
+    s = excess.shape[-1]
+    estimate = approx_mean - excess.mean(axis=-1)
+    if s >= n_samples or s < 2:
+        zero = np.zeros_like(estimate)
+        return estimate, zero, zero
+    fpc = 1.0 - s / n_samples
+    centred = excess - excess.mean(axis=-1, keepdims=True)
+    m2 = (centred ** 2).mean(axis=-1)
+    m3 = (centred ** 3).mean(axis=-1)
+    variance = fpc * excess.var(axis=-1, ddof=1) / s
+    shift = np.where(m2 > 0, m3 / (6 * np.where(m2 > 0, m2, 1.0) * s), 0.0) * fpc
+    return estimate, variance, shift
+
+
+def mean_covariance(excess_a, excess_b, n_samples):
+    """Covariance of two difference estimators that share the sample."""
+    s = excess_a.shape[-1]
+    if s >= n_samples or s < 2:
+        return np.zeros(excess_a.shape[:-1])
+    da = excess_a - excess_a.mean(axis=-1, keepdims=True)
+    db = excess_b - excess_b.mean(axis=-1, keepdims=True)
+    return (1.0 - s / n_samples) * (da * db).sum(axis=-1) / (s - 1) / s
