@@ -37,8 +37,8 @@ print(f"{len(X)} decisions, {int(planted.sum())} turned negative because s0 = 1"
 # Fit the auditor
 # ---------------
 # Without a graph, the auditor learns the decision's parents with G-tests at
-# ``alpha=0.05``, assuming nothing causes ``s0`` and the decision causes
-# nothing. ``Q`` is the set of parents other than the protected attribute: the
+# ``alpha=0.01`` (the default), assuming nothing causes ``s0`` and the
+# decision causes nothing. ``Q`` is the set of parents other than the protected attribute: the
 # attributes on which testers must resemble the person.
 auditor = SituationTestingAuditor(protected="s0", protected_value=1, method="cbn", k=30,
                                   tau=0.05, alpha_test=0.05, random_state=0).fit(X, y)
@@ -53,9 +53,12 @@ ax = plot_causal_graph(auditor)
 # ---------------
 # ``transform`` gives, for every row, ``p1`` and ``p2``, the positive rates of
 # its ``k`` testers outside and inside the protected group, ``diff = p1 - p2``
-# and, with ``alpha_test``, the one-sided lower confidence bound of ``diff``.
-# ``flag`` marks the protected rows with a negative decision and
-# ``diff > tau`` (here also ``diff_lower > tau``: a significant difference).
+# and its one-sided confidence bounds ``diff_lower`` and ``diff_upper`` (at
+# level ``1 - alpha_test``: 95% here). Equally similar testers are not drawn
+# at random but weighted, so ``random_state`` changes nothing. ``flag`` marks
+# the protected rows with a negative decision and ``diff_lower > tau`` (the
+# default ``flag_rule="bound"``: a difference that holds up; ``flag_rule="tau"``
+# compares ``diff`` itself).
 scores = pd.DataFrame(auditor.transform(X), columns=auditor.get_feature_names_out())
 flagged = auditor.flag(X, y)
 print(scores.describe().loc[["mean", "min", "max"]].round(3).to_string())
@@ -66,7 +69,9 @@ print(f"flagged: {int(flagged.sum())}; of them planted: {int((flagged & planted)
 # Reading the evidence for one person
 # -----------------------------------
 # ``report`` lists, for each flagged row, its testers (row positions in the
-# fitted data) and the decisions they received: the evidence a person can check.
+# fitted data), their weights (1: taken for certain; below 1: one of a tie
+# group of equally similar records, of which only some can be testers) and
+# the decisions they received: the evidence a person can check.
 report = auditor.report(X, y)
 case = next(entry for entry in report if planted[entry["row"]])
 row = case["row"]

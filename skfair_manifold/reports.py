@@ -14,6 +14,15 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
                   title="Situation testing: evidence"):
     """The HTML evidence page of an audit: a summary, then one sheet per flagged person.
 
+    The summary gives the settings, the flag rule (``auditor.flag_rule_``),
+    the causal graph with Q marked (CBN-DD) and every flagged person with
+    ``p1``, ``p2``, ``diff`` and its bounds ``diff_lower`` and
+    ``diff_upper``. Each sheet shows the claimant, the rule that flagged,
+    and the testers of both sides side by side with their attributes,
+    decisions and weights (1 for a tester taken for certain; the share taken
+    of a tie group of equally similar records otherwise), read from
+    ``auditor.report(X, y)``.
+
     Parameters
     ----------
     auditor : fitted SituationTestingAuditor
@@ -51,7 +60,7 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
     import pandas as pd
     from sklearn.utils.validation import check_is_fitted
 
-    from ._html import evidence_table, render_evidence
+    from ._html import audit_summary, evidence_table, render_evidence
 
     check_is_fitted(auditor)
     columns = [str(c) for c in getattr(auditor, "feature_names_in_",
@@ -67,21 +76,19 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
     ids = np.arange(frame.shape[0]) if ids is None else np.asarray(ids)
     if ids.shape[0] != frame.shape[0]:
         raise ValueError(f"ids has {ids.shape[0]} values but X has {frame.shape[0]} rows.")
-    evidence = auditor.report(X, y)
+    report = auditor.report(X, y)
     id_column = "id" if "id" not in frame.columns else "row_id"
     frame.insert(0, id_column, ids)
     table = evidence_table(frame, id_column=id_column, protected=protected, decision=decision,
-                           auditor=auditor, evidence=evidence, scores=None, ids=ids)
-    positive = getattr(auditor, "positive_label_", None)
+                           auditor=auditor, report=report, scores=None, ids=ids)
     y_arr = np.asarray(y)
-    candidates = int(((frame[protected] == auditor.protected_value) & (y_arr != positive)).sum())
-    summary = {"file": "(data given in Python)", "method": auditor.method, "k": auditor.k,
-               "tau": auditor.tau, "alpha_test": auditor.alpha_test, "protected": protected,
-               "protected_value": auditor.protected_value, "decision": decision,
-               "positive_label": positive, "n_rows": int(frame.shape[0]),
-               "n_candidates": candidates, "n_flagged": len(evidence),
-               "q": [str(v) for v in getattr(auditor, "q_", [])]}
+    candidates = int(((frame[protected] == auditor.protected_value)
+                      & (y_arr != auditor.positive_label_)).sum())
+    summary = audit_summary(auditor, file="(data given in Python)", protected=protected,
+                            decision=decision, n_rows=frame.shape[0],
+                            n_candidates=candidates, n_flagged=len(report))
     features = [c for c in frame.columns if c not in (id_column, decision)]
     return render_evidence(frame=frame, features=features, id_column=id_column,
-                           summary=summary, table=table, auditor=auditor, ids=ids,
+                           summary=summary, table=table, auditor=auditor, report=report,
+                           ids=ids,
                            max_sheets=max_sheets, title=title)

@@ -360,15 +360,19 @@ def test_audit_csv_escapes_formulas_unless_told_not_to(capsys, tmp_path, decisio
     evil.to_csv(bad, index=False)
     at = AUDIT_ARGS.index("--protected-value")
     args = AUDIT_ARGS[:at] + ["--protected-value=-female"] + AUDIT_ARGS[at + 2:]
-    out_csv = tmp_path / "flagged.csv"
-    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", out_csv)
+    out_csv, cells_csv = tmp_path / "flagged.csv", tmp_path / "testers.csv"
+    code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", out_csv,
+                       "--testers", cells_csv)
     assert code == EXIT_OK, err
-    written = pd.read_csv(out_csv)
+    written = pd.read_csv(out_csv, keep_default_na=False)
     assert len(written) > 0
     assert written["person"].str.startswith("'").all()
     assert (written["s0"] == "'-female").all()
-    for cell in written["testers_unprotected"]:
-        assert all(item.startswith("'") for item in cell.split(";"))
+    listed = [item for cell in written["testers_unprotected"] for item in cell.split(";")
+              if item]
+    assert listed and all(item.startswith("'") for item in listed)
+    cells = pd.read_csv(cells_csv)
+    assert cells["person"].str.startswith("'").all()
     raw = tmp_path / "raw.csv"
     code, _, err = cli(capsys, "audit", bad, *args, "-k", "10", "-o", raw, "--no-csv-escape")
     assert code == EXIT_OK, err
@@ -406,17 +410,26 @@ def test_progress_bar_only_on_a_terminal():
     assert quiet.getvalue() == ""
 
 
-def test_audit_progress_bar_in_batches(capsys, decisions_csv, tmp_path, monkeypatch):
+def test_audit_progress_bar_and_deprecated_options(capsys, decisions_csv, tmp_path,
+                                                   monkeypatch):
     tty = _Terminal()
     monkeypatch.setattr(sys, "stderr", tty)
     path, _, _ = decisions_csv
     args = [a for a in AUDIT_ARGS if a != "--quiet"]
-    code = main(["audit", str(path), *args, "-k", "20", "--batch-size", "500", "-o",
-                 str(tmp_path / "out.csv")])
+    out_old = tmp_path / "old.csv"
+    # an old command line (--seed, --batch-size) still runs, with a note for each
+    code = main(["audit", str(path), *args, "-k", "20", "--batch-size", "500", "--seed",
+                 "3", "-o", str(out_old)])
     assert code == EXIT_OK
     text = tty.getvalue()
-    assert text.count("\rauditing [") == 3  # 1500 rows in batches of 500
+    assert text.count("\rauditing [") == 1  # one pass over the 1500 rows
     assert "1500/1500 rows" in text
+    assert "note: --seed no longer changes anything" in text
+    assert "note: --batch-size no longer changes anything" in text
+    # and gives the same output as without them
+    out_new = tmp_path / "new.csv"
+    assert main(["audit", str(path), *AUDIT_ARGS, "-k", "20", "-o", str(out_new)]) == EXIT_OK
+    assert out_old.read_text() == out_new.read_text()
 
 
 # --- hfm, end to end -------------------------------------------------------------------
@@ -642,3 +655,181 @@ def test_import_of_the_root_is_lazy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.stdout.strip() == "[]", out.stderr
+
+
+# --- audit: attribute kinds, flag rules, bounds, and the evidence written -------------------
+
+
+@pytest.fixture(scope="module")
+def mixed_csv(tmp_path_factory, decisions_csv):
+    """The decisions with a continuous column (income) and a numeric code (region)."""
+    _, frame, _ = decisions_csv
+    rng = np.random.default_rng(0)
+    mixed = frame.copy()
+    mixed.insert(7, "income", mixed["x0"] * 1000 + rng.normal(0, 300, len(mixed)))
+    mixed.insert(8, "region", rng.choice([11, 23, 31, 47], len(mixed)))
+    path = tmp_path_factory.mktemp("mixed") / "mixed.csv"
+    mixed.to_csv(path, index=False)
+    return path, mixed
+
+
+def audit_json(capsys, path, *args):
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "--format", "json", *args)
+    assert code == EXIT_OK, err
+    return json.loads(out)
+
+
+def python_report(frame, **options):
+    """The same audit run on the auditor directly: the reference of the CLI's output."""
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    X = frame.drop(columns=["person", "decision"])
+    y = frame["decision"]
+    auditor = SituationTestingAuditor(protected="s0", protected_value="female",
+                                      positive_label="yes", **options).fit(X, y)
+    return auditor, auditor.report(X, y)
+
+
+def test_audit_attribute_kinds_reach_the_auditor(capsys, mixed_csv):
+    path, frame = mixed_csv
+    default = audit_json(capsys, path, "-k", "20")
+    assert default["attribute_kinds"]["region"] == "ordinal"  # 4 integer codes
+    assert default["attribute_kinds"]["income"] == "interval"
+    declared = audit_json(capsys, path, "-k", "20", "--nominal", "region", "x1",
+                          "--ordinal", "x2", "--interval", "x0", "income", "--n-bins", "3")
+    kinds = declared["attribute_kinds"]
+    assert kinds["region"] == kinds["x1"] == "nominal"
+    assert kinds["x2"] == "ordinal" and kinds["x0"] == kinds["income"] == "interval"
+    assert set(declared["bin_edges"]) == {"x0", "income"}
+    assert all(len(edges) <= 2 for edges in declared["bin_edges"].values())  # 3 bins
+    assert len(default["bin_edges"]["income"]) == 4  # the auditor's 5 bins
+    # the CLI's rows are the auditor's, for the same declaration
+    _, report = python_report(frame, k=20, nominal=["region", "x1"], ordinal=["x2"],
+                              interval=["x0", "income"], n_bins=3)
+    assert [r["row"] for r in declared["rows"]] == report.summary["row"].tolist()
+    np.testing.assert_allclose([r["diff_lower"] for r in declared["rows"]],
+                               report.summary["diff_lower"], rtol=1e-5, atol=1e-6)
+
+
+def test_audit_bad_attribute_kinds(capsys, mixed_csv):
+    path, _ = mixed_csv
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--interval", "incme"))
+    assert "column 'incme' (--interval) is not in" in line and "Did you mean 'income'?" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--nominal", "person"))
+    assert "'person' (--nominal) is not among the audited attributes (it is the --id column)" \
+        in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--features", "x0", "x1",
+                          "--ordinal", "x2"))
+    assert "add it to --features or drop it from --ordinal" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--nominal", "x1",
+                          "--interval", "x1"))
+    assert "column 'x1' is given to both --nominal and --interval" in line
+    line = error_line(cli(capsys, "audit", path, *AUDIT_ARGS, "--ordinal", "s0"))
+    assert "protected column 's0' cannot be declared ordinal" in line
+    code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "--n-bins", "1")
+    assert code == EXIT_USAGE and "at least 2" in err
+
+
+def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
+    path, frame, _ = decisions_csv
+    bound = audit_json(capsys, path, "-k", "20")
+    tau = audit_json(capsys, path, "-k", "20", "--flag-rule", "tau")
+    assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"
+    assert tau["rule"] == "diff > 0.05"
+    assert all(r["rule"] == bound["rule"] and r["diff_lower"] > 0.05 for r in bound["rows"])
+    assert all(r["rule"] == tau["rule"] and r["diff"] > 0.05 for r in tau["rows"])
+    assert any(r["diff_lower"] <= 0.05 for r in tau["rows"])  # the bound is stricter
+    assert {r["row"] for r in bound["rows"]} < {r["row"] for r in tau["rows"]}
+    # every flagged person's interval holds its diff
+    assert all(r["diff_lower"] <= r["diff"] <= r["diff_upper"] for r in bound["rows"])
+    newcombe = audit_json(capsys, path, "-k", "20", "--bound", "newcombe",
+                          "--alpha-test", "0.2")
+    assert newcombe["rule"] == "diff_lower > 0.05 (newcombe, one-sided 80%)"
+    assert newcombe["bound"] == "newcombe" and newcombe["alpha_test"] == 0.2
+    _, report = python_report(frame, k=20, bound="newcombe", alpha_test=0.2)
+    assert [r["row"] for r in newcombe["rows"]] == report.summary["row"].tolist()
+    np.testing.assert_allclose([r["diff_upper"] for r in newcombe["rows"]],
+                               report.summary["diff_upper"], rtol=1e-5, atol=1e-6)
+    wald = {r["row"]: r["diff_lower"] for r in bound["rows"]}
+    assert any(abs(wald[r["row"]] - r["diff_lower"]) > 1e-3
+               for r in newcombe["rows"] if r["row"] in wald)
+
+
+def test_audit_alpha_follows_the_auditor(capsys, decisions_csv):
+    import inspect
+
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    path, _, _ = decisions_csv
+    default = inspect.signature(SituationTestingAuditor).parameters["alpha"].default
+    assert audit_json(capsys, path, "-k", "20")["alpha"] == default
+    assert audit_json(capsys, path, "-k", "20", "--alpha", "0.05")["alpha"] == 0.05
+    _, text, _ = cli(capsys, "audit", "--help")
+    assert f"(default: the auditor's, {default})" in " ".join(text.split())
+    for option in ("--nominal", "--ordinal", "--interval", "--flag-rule", "--bound",
+                   "--n-bins", "--batch-size"):
+        assert option in text
+
+
+def test_audit_writes_the_testers_with_their_weights(capsys, decisions_csv, tmp_path):
+    path, frame, _ = decisions_csv
+    out_csv, cells_csv = tmp_path / "flagged.csv", tmp_path / "testers.csv"
+    decision_of = dict(zip(frame["person"], frame["decision"]))
+    for method in ("cbn", "knn"):
+        code, _, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--method", method,
+                           "-o", out_csv, "--testers", cells_csv)
+        assert code == EXIT_OK, err
+        flagged = pd.read_csv(out_csv, keep_default_na=False)
+        cells = pd.read_csv(cells_csv)
+        assert {"diff_lower", "diff_upper", "n1", "n2", "rule", "tie_groups_unprotected",
+                "tie_groups_protected"} <= set(flagged.columns)
+        assert {"row", "person", "side", "certain", "distance", "n_records", "n_positive",
+                "weight", "testers", "positives", "cell"} <= set(cells.columns)
+        assert set(cells["person"]) == set(flagged["person"])
+        ties = 0
+        for _, row in flagged.iterrows():
+            for side, n, p in (("unprotected", "n1", "p1"), ("protected", "n2", "p2")):
+                ids = [t for t in row[f"testers_{side}"].split(";") if t]
+                decisions = [d for d in row[f"decisions_{side}"].split(";") if d]
+                assert len(ids) == len(decisions) and len(set(ids)) == len(ids)
+                assert row["person"] not in ids  # never one's own tester
+                assert decisions == [decision_of[t] for t in ids]
+                groups = [re.fullmatch(r"cell (\d+): (\S+) records, (\S+) positive, "
+                                       r"weight (\S+)", g).groups()
+                          for g in row[f"tie_groups_{side}"].split(";") if g]
+                groups = np.array(groups, dtype=float).reshape(-1, 4)
+                assert ((groups[:, 3] > 0) & (groups[:, 3] < 1)).all()
+                ties += len(groups)
+                # certain testers count 1, a tie group weight x records: they add up to n
+                expected = len(ids) + (groups[:, 3] * groups[:, 1]).sum()
+                assert expected == pytest.approx(row[n], abs=1e-4)
+                positives = decisions.count("yes") + (groups[:, 3] * groups[:, 2]).sum()
+                assert positives / expected == pytest.approx(row[p], abs=1e-4)
+                # the long table holds the same cells, with their values
+                mine = cells[(cells["person"] == row["person"]) & (cells["side"] == side)]
+                assert mine["testers"].sum() == pytest.approx(row[n], abs=1e-4)
+                assert sorted(mine.loc[~mine["certain"], "cell"]) == sorted(groups[:, 0])
+        assert ties > 0  # the data have tie groups, and they are written
+    code, out, err = cli(capsys, "audit", path, *AUDIT_ARGS, "-k", "20", "--format", "json",
+                         "--testers", cells_csv)
+    assert code == EXIT_OK, err
+    first = json.loads(out)["rows"][0]
+    assert isinstance(first["testers_unprotected"], list)
+    assert all(set(g) == {"cell", "n_records", "n_positive", "weight", "distance"}
+               for g in first["tie_groups_unprotected"] + first["tie_groups_protected"])
+    long = json.loads(cells_csv.read_text())["rows"]
+    assert {r["person"] for r in long} >= {first["person"]}
+
+
+def test_audit_notes_of_fit_on_stderr(capsys, decisions_csv):
+    path, _, _ = decisions_csv
+    # without --id, the person column is a feature: identifier-like, left out with a note
+    args = [a for a in AUDIT_ARGS if a not in ("--id", "person")]
+    code, out, err = cli(capsys, "audit", path, *[a for a in args if a != "--quiet"],
+                         "-k", "20", "--format", "json")
+    assert code == EXIT_OK
+    assert "skfair-manifold audit: note: column(s) 'person' look like identifiers" in err
+    payload = json.loads(out)
+    assert payload["identifier_columns"] == ["person"] and len(payload["notes"]) == 1
+    code, _, err = cli(capsys, "audit", path, *args, "-k", "20", "-o", os.devnull)
+    assert code == EXIT_OK and err == ""  # --quiet

@@ -201,3 +201,25 @@ def test_hfm_bars_with_bad_measures(agg, measures, fragment):
         plot_hfm_by_attribute({"sex": {"df": 0.1}}, measures=measures)
     with pytest.raises(ValueError, match="empty"):
         plot_hfm_by_attribute({})
+
+
+def test_auditor_and_kinds_suggest_the_column():
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    frame = pd.DataFrame({"sex": np.array(["f", "m"])[Y], "x": X[:, 0]})
+    with pytest.raises(ValueError, match=r"protected column 'Sexx' is not a column of X "
+                                         r"\(\['sex', 'x'\]\). Did you mean 'sex'\?"):
+        SituationTestingAuditor(protected="Sexx", protected_value="f", k=3,
+                                method="knn").fit(frame, P)
+    with pytest.raises(ValueError, match=r"interval names 'xx', which is not a column of X\. "
+                                         r"Did you mean 'x'\?"):
+        SituationTestingAuditor(protected="sex", protected_value="f", k=3, method="knn",
+                                interval=["xx"]).fit(frame, P)
+
+
+def test_flag_rule_ignores_rounding_ties():
+    from skfair_manifold.situation_testing._auditor import exceeds
+
+    assert 0.2 - 0.15 > 0.05  # what float arithmetic says
+    assert not exceeds(0.2 - 0.15, 0.05)  # diff == tau exactly: not above it
+    assert exceeds(np.array([0.0500001, 0.06, 0.04]), 0.05).tolist() == [True, True, False]

@@ -25,6 +25,7 @@ class Page(HTMLParser):
         super().__init__()
         self.tags, self.ids, self.urls, self.tables = [], set(), [], []
         self.text_parts, self._in_table = [], None
+        self._cell, self._section = None, None
         self.feed(text)
 
     def handle_starttag(self, tag, attrs):
@@ -35,13 +36,32 @@ class Page(HTMLParser):
         for name, value in attrs.items():
             if name in URL_ATTRIBUTES and value is not None:
                 self.urls.append((tag, name, value))
+        if tag == "section":
+            self._section = attrs.get("id")
         if tag == "table":
-            self.tables.append({"id": attrs.get("id"), "rows": 0})
+            self.tables.append({"id": attrs.get("id"), "rows": 0, "class": attrs.get("class"),
+                                "section": self._section, "cells": []})
         if tag == "tr" and self.tables:
             self.tables[-1]["rows"] += 1
+            self.tables[-1]["cells"].append([])
+        if tag in ("td", "th") and self.tables and self.tables[-1]["cells"]:
+            self._cell = []
+            self.tables[-1]["cells"][-1].append(self._cell)
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self._cell = None
+        if tag == "section":
+            self._section = None
 
     def handle_data(self, data):
         self.text_parts.append(data)
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def table_cells(self, table):
+        """The rows of ``table`` as lists of cell texts."""
+        return [[" ".join("".join(c).split()) for c in row] for row in table["cells"]]
 
     @property
     def text(self):
@@ -144,12 +164,16 @@ def test_audit_evidence_html(tmp_path):
         assert f"person-{person}" in page.ids
         assert f"Person {person}" in page.text
     # the sheets show both sides' testers, k of each, and the causal graph marks Q
-    first = flagged.iloc[0]
     assert "Testers with s0 \u2260 female" in page.text and "Testers with s0 = female" in \
         page.text
-    testers = first["testers_unprotected"].split(";")
     # every record with a positive weight is listed (a tie group at the k-th distance
     # can hold more than k records)
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    X, y = frame.drop(columns=["person", "decision"]), frame["decision"]
+    report = SituationTestingAuditor(protected="s0", protected_value="female", k=10,
+                                     positive_label="yes").fit(X, y).report(X, y)
+    testers = frame["person"].to_numpy()[report[0]["testers_unprotected"]]
     assert len(testers) >= 10 and all(t in page.text for t in testers)
     assert "(Q)" in page.text
     assert page.tags.count("section") == len(flagged)
@@ -174,5 +198,120 @@ def test_evidence_html_from_python():
     assert tables["flagged-table"] == 1 + flagged.size  # every flagged person listed
     for i in flagged[:5]:
         assert f"person-id-{i}" in page.ids
+    report = auditor.report(X, y)
+    cells = page.table_cells(next(t for t in page.tables if t["id"] == "flagged-table"))
+    assert [c[4] for c in cells[1:]] == [f"{v:.3f}" for v in report.summary["diff_lower"]]
+    assert auditor.flag_rule_ in page.text
     with pytest.raises(ValueError, match="ids has 3 values"):
         evidence_html(auditor, X, y, ids=[1, 2, 3])
+
+
+def _mixed_decisions(n=1500, seed=0):
+    """Generated decisions (s0 protected) with a continuous column, income."""
+    from skfair_manifold.datasets import make_biased_decisions
+
+    data = make_biased_decisions(n, n_groups=(2, 3), bias=(0.5, 0.0), random_state=seed,
+                                 as_frame=True)
+    frame = data.frame.copy()
+    frame["s0"] = frame["s0"].map({0: "male", 1: "female"})
+    frame["decision"] = frame["decision"].map({0: "no", 1: "yes"})
+    frame.insert(0, "person", [f"p{i:04d}" for i in range(len(frame))])
+    rng = np.random.default_rng(seed)
+    frame.insert(4, "income", frame["x0"] * 1000 + rng.normal(0, 300, len(frame)))
+    return frame
+
+
+AUDIT = ["--decision", "decision", "--positive-label", "yes", "--protected", "s0",
+         "--protected-value", "female", "--id", "person", "-k", "20", "--quiet"]
+
+
+def _audit_page(tmp_path, frame, *args, **options):
+    """The page and JSON of the CLI, and the report of the same audit run in Python."""
+    import json
+
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+
+    path = tmp_path / "decisions.csv"
+    frame.to_csv(path, index=False)
+    html_file, json_file = tmp_path / "evidence.html", tmp_path / "flagged.json"
+    assert main(["audit", str(path), *AUDIT, "--html", str(html_file), "--format", "json",
+                 "-o", str(json_file), *args]) == EXIT_OK
+    X, y = frame.drop(columns=["person", "decision"]), frame["decision"]
+    report = SituationTestingAuditor(protected="s0", protected_value="female", k=20,
+                                     positive_label="yes", **options).fit(X, y).report(X, y)
+    return (assert_self_contained(html_file.read_text()), json.loads(json_file.read_text()),
+            report)
+
+
+def test_evidence_page_interval_rule_and_weights(tmp_path):
+    frame = _mixed_decisions()
+    page, result, report = _audit_page(tmp_path, frame, "--interval", "income",
+                                       interval=["income"])
+    rows = result["rows"]
+    assert [r["row"] for r in rows] == report.summary["row"].tolist()
+    assert rows and "income" in result["q"]
+    # the summary: the rule, and the bins of the interval attribute of Q
+    assert result["rule"] in page.text and "flag-rule" in page.ids
+    bins = next(t for t in page.tables if t["id"] == "bins-table")
+    assert page.table_cells(bins)[1][0] == "income"
+    assert page.table_cells(bins)[1][1].count("[") == len(result["bin_edges"]["income"]) - 1
+    # every flagged person with p1, p2, diff and its bounds, as the auditor gives them
+    flagged = page.table_cells(next(t for t in page.tables if t["id"] == "flagged-table"))
+    assert flagged[0][:6] == ["person", "p1", "p2", "diff", "diff_lower", "diff_upper"]
+    for shown, row in zip(flagged[1:], rows):
+        assert shown[0] == row["person"]
+        # (the JSON holds 6 significant digits, the page 3 decimals)
+        np.testing.assert_allclose([float(v) for v in shown[1:6]],
+                                   [row[c] for c in ("p1", "p2", "diff", "diff_lower",
+                                                     "diff_upper")], atol=5e-4 + 1e-9)
+    # the sheets: the claimant, the rule, both sides' testers with weights that add up to n
+    ties = id_lines = 0
+    for i, row in enumerate(rows[:10]):
+        evidence = report[i]
+        anchor = f"person-{row['person']}"
+        assert anchor in page.ids
+        tables = [t for t in page.tables if t["section"] == anchor]
+        claimant = page.table_cells(next(t for t in tables if t["class"] == "claimant"))
+        assert claimant[1][0] == row["person"] and claimant[1][-1] == "no"
+        assert "bin " in " ".join(claimant[1])  # income shown with its bin
+        sides = [t for t in tables if t["class"] == "testers"]
+        assert len(sides) == 2
+        for table, side, n in zip(sides, ("unprotected", "protected"), ("n1", "n2")):
+            cells = page.table_cells(table)
+            header = cells[0]
+            lines = [line for line in cells[1:] if len(line) == len(header)]
+            assert header[-3:] == ["decision", "weight", "counts as"]
+            assert "income" in header and "s0" in header  # Q and the protected column
+            # the ids: in a line's first cell, or on the full-width line after it
+            listed = re.findall(r"p\d{4}", " ".join(" ".join(line) for line in cells[1:]))
+            expected = frame["person"].to_numpy()[evidence[f"testers_{side}"]]
+            assert sorted(listed) == sorted(expected)
+            assert sum(float(line[-1]) for line in lines) == pytest.approx(row[n], abs=0.01)
+            np.testing.assert_allclose(sorted({float(line[-2]) for line in lines}),
+                                       sorted({round(w, 3) for w in evidence[f"weights_{side}"]}),
+                                       atol=1e-3)
+            ties += sum(float(line[-2]) < 1 for line in lines)
+            id_lines += sum(len(line) == 1 for line in cells[1:])
+            assert all(line[header.index("income")].startswith(("[", "<", ">="))
+                       for line in lines)  # the testers' income as the bin matched on
+    assert ties > 0 and id_lines > 0  # tie groups, and groups too large to name inline
+    sheet_text = " ".join(" ".join(c) for t in page.tables if t["section"] ==
+                          f"person-{rows[0]['person']}" for c in page.table_cells(t))
+    assert result["rule"] in sheet_text
+    assert re.search(r"diff_lower = 0\.\d{3} > tau = 0\.05: the one-sided 90% Wald lower "
+                     r"bound", page.text)
+    assert "(Q)" in page.text  # the causal graph, Q marked
+
+
+def test_evidence_page_knn_and_tau_rule(tmp_path):
+    frame = _mixed_decisions(800, seed=2)
+    page, result, _ = _audit_page(tmp_path, frame, "--method", "knn", "--flag-rule", "tau",
+                                  method="knn", flag_rule="tau")
+    assert result["rule"] == "diff > 0.05" and result["rows"]
+    assert "(Q)" not in page.text and "svg" not in page.tags  # no causal graph for KNN-DD
+    first = result["rows"][0]
+    assert re.search(r"diff = p1 - p2 = -?\d\.\d{3} > tau = 0\.05", page.text)
+    tables = [t for t in page.tables if t["section"] == f"person-{first['person']}"]
+    header = page.table_cells(next(t for t in tables if t["class"] == "testers"))[0]
+    # KNN-DD compares every attribute: the testers are shown on all of them
+    assert {"x0", "x3", "x5", "income", "s1"} <= set(header)

@@ -4,10 +4,10 @@ One file each, styles inline, plots as inline SVG (also drawn by templates),
 no script and no request to the network; printable (one sheet per page).
 Python computes the numbers and the geometry; the templates in
 ``templates/`` lay them out. The evidence page reads the auditor's
-``report()`` entries as the command line tabulates them (one row per
-flagged person, with the testers' ids and decisions); columns that a newer
-auditor adds (an interval of ``diff``, the rule that flagged) are shown when
-present.
+``report()`` as the command line tabulates it (:func:`evidence_table`: one
+row per flagged person with ``p1``, ``p2``, ``diff``, its bounds
+``diff_lower`` and ``diff_upper``, the rule that flagged, and per side the
+testers' ids, weights and decisions).
 """
 
 import datetime
@@ -15,7 +15,8 @@ import math
 
 import numpy as np
 
-__all__ = ["evidence_table", "render_evidence", "render_fairness_report"]
+__all__ = ["audit_summary", "evidence_table", "render_evidence", "render_fairness_report",
+           "tester_frame"]
 
 RATE_LABELS = {
     "base_rate": "base rate",
@@ -229,125 +230,272 @@ def render_fairness_report(report, *, title="Fairness report", plots=True):
 
 # ----------------------------------------------------------------------------- evidence
 
-TESTER_COLUMNS = ("testers_unprotected", "decisions_unprotected", "testers_protected",
-                  "decisions_protected")
+SIDES = ("unprotected", "protected")
+#: per side: the ids of the testers taken for certain, their decisions, and the tie groups
+TESTER_COLUMNS = tuple(f"{what}_{side}" for side in SIDES
+                       for what in ("testers", "decisions", "tie_groups"))
+#: a line of testers on a sheet names at most this many ids in its first cell; the ids
+#: of a larger group follow on a full-width line
+INLINE_IDS = 3
+#: the fields of one tie group, from the auditor's long table of testers
+TIE_FIELDS = ("cell", "n_records", "n_positive", "weight", "distance")
 
 
-def evidence_table(frame, *, id_column, protected, decision, auditor, evidence, scores, ids):
-    """One row per audited person: the flag, the rates and the testers (as lists of ids).
+def audit_summary(auditor, *, file, protected, decision, n_rows, n_candidates, n_flagged):
+    """The settings and counts of an audit, as the CLI's JSON and the evidence page show them."""
+    method = auditor.method
+    summary = {
+        "file": file, "method": method, "k": int(auditor.k), "tau": float(auditor.tau),
+        "flag_rule": auditor.flag_rule, "rule": auditor.flag_rule_, "bound": auditor.bound,
+        "alpha_test": 0.1 if auditor.alpha_test is None else float(auditor.alpha_test),
+        "protected": protected, "protected_value": auditor.protected_value,
+        "decision": decision, "positive_label": auditor.positive_label_,
+        "n_rows": int(n_rows), "n_candidates": int(n_candidates), "n_flagged": int(n_flagged),
+        "q": [str(v) for v in auditor.q_],
+        "attribute_kinds": {str(c): kind for c, kind in auditor.attribute_kinds_.items()},
+        "bin_edges": {str(c): [float(e) for e in edges]
+                      for c, edges in auditor.bin_edges_.items()},
+        "identifier_columns": [str(c) for c in auditor.identifier_columns_],
+    }
+    if method == "cbn":
+        summary["alpha"] = float(auditor.alpha) if auditor.graph is None else None
+        summary["n_bins"] = int(auditor.n_bins)
+    return summary
 
-    ``evidence`` is the auditor's ``report()`` (rows renumbered in ``frame``);
+
+def evidence_table(frame, *, id_column, protected, decision, auditor, report, scores, ids):
+    """One row per audited person: the flag, the rates, the interval, the rule and the testers.
+
+    ``report`` is the auditor's ``report()`` over the rows of ``frame``;
     ``scores`` its ``transform`` output for every row, or None for the
-    flagged rows only.
+    flagged rows only. Per side, ``testers_<side>`` lists the ids of the
+    testers taken for certain (weight 1), ``decisions_<side>`` their
+    decisions, and ``tie_groups_<side>`` each tie group, a cell of equally
+    similar records of which only some can be testers: its ``cell`` (as in
+    the report's long table), ``n_records``, ``n_positive``, ``weight`` (the
+    probability that each of its records is a tester) and ``distance``.
+    The certain testers and the tie groups' ``weight * n_records`` add up to
+    ``n1`` (``n2``); with the positives, to ``p1 * n1`` (``p2 * n2``).
     """
     import pandas as pd
 
     score_names = [str(n) for n in auditor.get_feature_names_out()]
+    summary = report.summary
+    flagged_rows = np.asarray(summary["row"], dtype=np.intp)
     if scores is None:
-        rows = np.array([e["row"] for e in evidence], dtype=np.intp)
-        table = pd.DataFrame({name: [e[name] for e in evidence] for name in score_names})
+        rows = flagged_rows
+        table = pd.DataFrame({name: np.asarray(summary[name], dtype=np.float64)
+                              for name in score_names})
         table.insert(0, "flagged", True)
     else:
         rows = np.arange(frame.shape[0])
         table = pd.DataFrame(scores, columns=score_names)
         flagged = np.zeros(frame.shape[0], dtype=bool)
-        flagged[[e["row"] for e in evidence]] = True
+        flagged[flagged_rows] = True
         table.insert(0, "flagged", flagged)
     table.insert(0, "row", rows)
     if id_column:
         table.insert(1, id_column, ids[rows])
     table.insert(table.columns.get_loc("flagged"), protected, frame[protected].to_numpy()[rows])
     table.insert(table.columns.get_loc("flagged"), decision, frame[decision].to_numpy()[rows])
-    by_row = {e["row"]: e for e in evidence}
+    where = np.full(frame.shape[0], -1, dtype=np.intp)  # row -> index in the report
+    where[flagged_rows] = np.arange(flagged_rows.shape[0])
+    at = where[rows]
+    for name in ("n1", "n2"):
+        values = np.full(rows.shape[0], np.nan)
+        values[at >= 0] = np.asarray(summary[name], dtype=np.float64)[at[at >= 0]]
+        table[name] = values
+    rule = np.full(rows.shape[0], "", dtype=object)
+    rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
+    table["rule"] = rule
+    lists = {column: [[] for _ in range(rows.shape[0])] for column in TESTER_COLUMNS}
+    line_of = {int(r): i for i, r in enumerate(rows)}
+    long = report.testers
+    for t in np.flatnonzero(~np.asarray(long["certain"], dtype=bool)):
+        group = {name: _plain_number(long[name][t]) for name in TIE_FIELDS}
+        lists[f"tie_groups_{long['side'][t]}"][line_of[int(long["row"][t])]].append(group)
+    for i in np.flatnonzero(at >= 0):
+        entry = report[int(at[i])]
+        for side in SIDES:
+            certain = np.asarray(entry[f"weights_{side}"], dtype=np.float64) >= 1.0 - 1e-12
+            positions = np.asarray(entry[f"testers_{side}"], dtype=np.intp)[certain]
+            lists[f"testers_{side}"][i] = ids[positions].tolist()
+            lists[f"decisions_{side}"][i] = np.asarray(entry[f"decisions_{side}"])[
+                certain].tolist()
     for column in TESTER_COLUMNS:
-        values = []
-        for r in rows:
-            entry = by_row.get(int(r))
-            if entry is None:
-                values.append([])
-            elif column.startswith("testers"):
-                values.append(ids[np.asarray(entry[column], dtype=np.intp)].tolist())
-            else:
-                values.append(np.asarray(entry[column]).tolist())
-        table[column] = values
+        table[column] = lists[column]
     return table
 
 
+def tester_frame(report, *, ids, id_column):
+    """The report's long table of testers, the person named by ``id_column``.
 
-def _diff_interval(row, k):
-    """The interval of ``diff`` that the auditor gives, else a 95% Wald interval.
-
-    Returns ``(low, high, how)``.
+    One row per flagged person, side and cell of equally treated records:
+    ``row``, the person's id, ``side``, ``certain``, ``distance``,
+    ``n_records``, ``n_positive``, ``weight``, ``testers``, ``positives``,
+    ``cell`` and the cell's values.
     """
-    for low, high in (("diff_low", "diff_high"), ("diff_ci_low", "diff_ci_high")):
-        if low in row and high in row:
-            return float(row[low]), float(row[high]), "the auditor's interval"
-    p1, p2 = float(row["p1"]), float(row["p2"])
-    se = math.sqrt(max(p1 * (1 - p1), 0) / k + max(p2 * (1 - p2), 0) / k)
-    diff = float(row["diff"])
-    return diff - 1.96 * se, diff + 1.96 * se, f"95% Wald interval over k={k} testers a side"
+    table = report.frame()
+    if id_column:
+        table.insert(1, id_column, np.asarray(ids)[table["row"].to_numpy(dtype=np.intp)])
+    return table
 
 
-def render_evidence(*, frame, features, id_column, summary, table, auditor, ids,
+def tie_group_text(group):
+    """One tie group in words, for a CSV cell."""
+    return (f"cell {group['cell']}: {group['n_records']:g} records, "
+            f"{group['n_positive']:g} positive, weight {group['weight']:.6g}")
+
+
+def _plain_number(value):
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53:
+        return int(value)
+    return value
+
+
+def _interval_of(row):
+    """The interval of ``diff`` that the auditor gives: its lower and upper bounds."""
+    return float(row["diff_lower"]), float(row["diff_upper"])
+
+
+def _bin_label(edges, value):
+    """The quantile bin of ``value`` among the inner ``edges`` (as ``bin_edges_`` holds them)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size == 0:
+        return "all values"
+    i = int(np.searchsorted(edges, float(value), side="right"))
+    if i == 0:
+        return f"< {edges[0]:.6g}"
+    if i == edges.size:
+        return f">= {edges[-1]:.6g}"
+    return f"[{edges[i - 1]:.6g}, {edges[i]:.6g})"
+
+
+def _value(value):
+    """A cell value for people: floats with 6 significant digits, the rest as text."""
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return str(value)
+
+
+def _shown(value, column, bins):
+    """A value as a sheet shows it: interval columns of CBN-DD as their bin."""
+    if column in bins:
+        try:
+            return _bin_label(bins[column], float(value))
+        except (TypeError, ValueError):
+            return _value(value)
+    return _value(value)
+
+
+def _tester_groups(positions, ids, weights, decisions, *, frame, columns, bins, positive):
+    """The testers of one side, records alike on the shown columns grouped with their weight.
+
+    Records of the same weight, the same shown values and the same decision
+    form one line: the testers taken for certain (weight 1) one line per
+    distinct record, a tie group (weight < 1: each record is a tester with
+    that probability) in as many lines as it has distinct records. Returns
+    the lines, heaviest first, then nearest in the shown values.
+    """
+    groups = {}
+    values_of = frame[columns] if columns else None
+    for row, tester_id, weight, dec in zip(positions, ids, weights, decisions):
+        shown = tuple(_shown(values_of.iat[row, j], c, bins) for j, c in enumerate(columns))
+        key = (round(float(weight), 12), shown, str(dec))
+        group = groups.setdefault(key, {"ids": [], "weight": float(weight), "values": shown,
+                                        "decision": str(dec), "positive": dec == positive})
+        group["ids"].append(str(tester_id))
+    lines = sorted(groups.values(), key=lambda g: (-g["weight"], g["values"], g["decision"]))
+    for line in lines:
+        line["count"] = len(line["ids"])
+        line["certain"] = line["weight"] >= 1.0 - 1e-12
+        line["counts_as"] = line["weight"] * line["count"]
+    return lines
+
+
+def render_evidence(*, frame, features, id_column, summary, table, auditor, report, ids,
                     max_sheets=500, title="Situation testing: evidence"):
     """The HTML evidence page of an audit: a summary, then one sheet per flagged person.
 
-    ``table`` holds one row per flagged person as the command line builds it
-    (``row``, the id, ``p1``, ``p2``, ``diff`` [, ``diff_lower``], the
-    testers' ids and decisions of both sides).
+    ``table`` holds one row per flagged person as :func:`evidence_table`
+    builds it (``row``, the id, ``p1``, ``p2``, ``diff``, ``diff_lower``,
+    ``diff_upper``, ``n1``, ``n2``, ``rule``); ``report`` is the auditor's
+    ``report()`` over the rows of ``frame``, from which each sheet lists
+    every tester record with a positive weight; ``summary`` is
+    :func:`audit_summary`'s.
     """
     decision, protected = summary["decision"], summary["protected"]
     q = [str(v) for v in summary["q"]]
-    position = {value: i for i, value in enumerate(np.asarray(ids).tolist())}
+    ids = np.asarray(ids)
+    in_report = {int(r): i for i, r in enumerate(report.summary["row"])}
     shown_features = [c for c in features if c != decision]
+    cbn = summary["method"] == "cbn"
     # testers side by side: the columns they are matched on (Q) and the protected one
     tester_columns = [c for c in shown_features if c in q or c == protected] \
-        if q else shown_features
+        if cbn and q else shown_features
+    bins = {c: e for c, e in summary.get("bin_edges", {}).items() if cbn and c in q}
+    positive = summary["positive_label"]
+    level = f"{100 * (1 - summary['alpha_test']):g}%"
     sheets = []
     flagged = []
-    k = int(summary["k"])
     for n_sheet, (_, row) in enumerate(table.iterrows()):
         person = row[id_column] if id_column else row["row"]
-        low, high, how = _diff_interval(row, k)
+        low, high = _interval_of(row)
         entry = {"id": str(person), "anchor": _anchor(person), "p1": row["p1"],
                  "p2": row["p2"], "diff": row["diff"], "low": low, "high": high,
-                 "interval_how": how, "sheet": n_sheet < max_sheets}
+                 "n1": row["n1"], "n2": row["n2"], "sheet": n_sheet < max_sheets}
         flagged.append(entry)
         if n_sheet >= max_sheets:
             continue
         claimant = frame.iloc[int(row["row"])]
+        evidence = report[in_report[int(row["row"])]]
         sides = []
         for side, label in (("unprotected", f"{protected} \u2260 {summary['protected_value']}"),
                             ("protected", f"{protected} = {summary['protected_value']}")):
-            testers = []
-            for tester_id, dec in zip(row[f"testers_{side}"], row[f"decisions_{side}"]):
-                tester = frame.iloc[position[tester_id]]
-                testers.append({"id": str(tester_id), "decision": str(dec),
-                                "positive": dec == summary["positive_label"],
-                                "values": [str(tester[c]) for c in tester_columns]})
-            sides.append({"label": label, "testers": testers,
+            positions = np.asarray(evidence[f"testers_{side}"], dtype=np.intp)
+            lines = _tester_groups(positions, ids[positions], evidence[f"weights_{side}"],
+                                   evidence[f"decisions_{side}"], frame=frame,
+                                   columns=tester_columns, bins=bins, positive=positive)
+            sides.append({"label": label, "lines": lines, "n_records": positions.shape[0],
+                          "n": row["n1"] if side == "unprotected" else row["n2"],
                           "rate": row["p1"] if side == "unprotected" else row["p2"]})
+        score = "diff_lower" if summary["flag_rule"] == "bound" else "diff"
         rule = [f"{protected} = {summary['protected_value']} (the protected group)",
-                f"{decision} = {claimant[decision]} (a negative decision)",
-                f"diff = p1 - p2 = {_num(row['diff'])} > tau = {summary['tau']}"]
-        if "diff_lower" in row and summary.get("alpha_test") is not None:
-            rule.append(f"the lower confidence bound of diff, {_num(row['diff_lower'])}, "
-                        f"> tau (alpha_test = {summary['alpha_test']})")
-        sheets.append({**entry, "rule": rule, "sides": sides,
-                       "claimant": [{"name": c, "value": str(claimant[c]), "q": c in q}
+                f"{decision} = {claimant[decision]} (a negative decision)"]
+        if score == "diff_lower":
+            rule.append(f"diff_lower = {_num(row['diff_lower'])} > tau = {summary['tau']:g}: "
+                        f"the one-sided {level} {summary['bound'].capitalize()} lower bound "
+                        f"of p1 - p2 exceeds the threshold")
+        else:
+            rule.append(f"diff = p1 - p2 = {_num(row['diff'])} > tau = {summary['tau']:g}")
+        sheets.append({**entry, "rule": rule, "rule_text": str(row["rule"]), "sides": sides,
+                       "claimant": [{"name": c, "value": _value(claimant[c]), "q": c in q,
+                                     "bin": _shown(claimant[c], c, bins) if c in bins
+                                     else None}
                                     for c in shown_features],
                        "decision": str(claimant[decision])})
     graph = None
     parents = getattr(auditor, "graph_", None)
-    if parents:
+    if cbn and parents:
         graph = graph_layout(parents, getattr(auditor, "decision_name_", decision), q,
                              protected)
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown_features),
-               "graph": graph, "max_sheets": max_sheets,
+               "bins": {c: [_bin_label(e, v) for v in _bin_points(e)] for c, e in bins.items()},
+               "graph": graph, "max_sheets": max_sheets, "level": level,
+               "inline_ids": INLINE_IDS,
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)
+
+
+def _bin_points(edges):
+    """One value inside each bin of the inner ``edges`` (to label every bin)."""
+    edges = np.asarray(edges, dtype=np.float64)
+    if edges.size == 0:
+        return [0.0]
+    return [edges[0] - 1.0, *edges.tolist()]
 
 
 def _now():

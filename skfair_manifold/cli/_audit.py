@@ -3,7 +3,7 @@
 import sys
 import time
 
-from skfair_manifold._html import TESTER_COLUMNS
+from skfair_manifold._html import TESTER_COLUMNS, audit_summary, tester_frame, tie_group_text
 from skfair_manifold._html import evidence_table as audit_table
 from skfair_manifold.cli._io import (
     CLIError,
@@ -69,36 +69,73 @@ def load_graph(path):
     return graph
 
 
-def audit_rows(auditor, X, y, *, batch_size, progress, all_rows):
-    """Situation testing of every row, in batches so that progress can be shown.
+MSG_KIND_NOT_FEATURE = (
+    "column {column!r} ({option}) is not among the audited attributes{why}; add it to "
+    "--features or drop it from {option}."
+)
+MSG_SEED_UNUSED = (
+    "note: --seed no longer changes anything: equally similar testers are not drawn at random "
+    "but weighted, so every seed gives the same result; the option will be removed."
+)
+MSG_BATCH_UNUSED = (
+    "note: --batch-size no longer changes anything: every row is audited in one pass; the "
+    "option will be removed."
+)
 
-    The auditor recognises a fitted row by its values, whatever batch it
-    comes in, so batching changes nothing in the result. Returns the
-    evidence of the flagged rows (``auditor.report``, rows renumbered in
-    ``X``) and, with ``all_rows``, ``transform``'s output for every row.
+
+def check_kinds(frame, path, features, *, decision, id, nominal, ordinal, interval):
+    """The columns declared --nominal/--ordinal/--interval: in the file, among the features.
+
+    Returns the three lists (None when not given). A column given to two of
+    them, or not in the file (with the closest name), or not audited, is a
+    CLIError.
     """
-    import numpy as np
+    declared = {"--nominal": nominal, "--ordinal": ordinal, "--interval": interval}
+    check_columns(frame, path, [(c, option) for option, cols in declared.items()
+                                for c in (cols or [])])
+    audited = set(features)
+    for option, cols in declared.items():
+        for column in cols or []:
+            if column not in audited:
+                why = (" (it is the --decision column)" if column == decision
+                       else " (it is the --id column)" if column == id else "")
+                raise CLIError(MSG_KIND_NOT_FEATURE.format(column=column, option=option,
+                                                           why=why))
+    return [list(dict.fromkeys(cols)) if cols else None for cols in declared.values()]
 
-    evidence, scores = [], []
-    for start in range(0, X.shape[0], batch_size):
-        stop = min(start + batch_size, X.shape[0])
-        X_batch, y_batch = X.iloc[start:stop], y.iloc[start:stop]
-        if all_rows:
-            scores.append(auditor.transform(X_batch))
-        for entry in auditor.report(X_batch, y_batch):
-            entry["row"] += start
-            evidence.append(entry)
-        progress.update(stop - start)
+
+def fit_and_report(auditor, X, y, *, all_rows, progress):
+    """Fit, then the evidence of every flagged row in one call of ``report``.
+
+    Returns ``(report, scores, notes)``: ``scores`` is ``transform``'s
+    output for every row with ``all_rows`` (else None), ``notes`` the
+    messages of the warnings raised on the way, in order, each once.
+    """
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        auditor.fit(X, y)
+        report = auditor.report(X, y)
+        scores = auditor.transform(X) if all_rows else None
+    progress.update(X.shape[0])
     progress.close()
-    return evidence, (np.vstack(scores) if all_rows else None)
+    notes = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
+    return report, scores, notes
 
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
-              id=None, method="cbn", k=50, tau=0.05, graph=None, alpha=0.05,
-              alpha_test=None, seed=0, all_rows=False, format="csv", html=None,
-              html_sheets=500, batch_size=2000, n_jobs=None, quiet=False, sep=",", output=None,
-              csv_escape=True):
-    """The ``audit`` command; returns the exit code (0), raises CLIError on bad input."""
+              id=None, method="cbn", k=50, tau=0.05, flag_rule="bound", bound="wald",
+              alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
+              interval=None, n_bins=5, seed=None, all_rows=False, format="csv", html=None,
+              html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
+              output=None, csv_escape=True):
+    """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
+
+    ``alpha_test`` and ``alpha`` left at None take the auditor's defaults;
+    ``seed`` and ``batch_size`` are accepted for old command lines and
+    change nothing.
+    """
     import numpy as np
 
     frame = read_csv(file, sep=sep, command="audit")
@@ -114,6 +151,9 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     features = features or [c for c in frame.columns if c not in skip]
     if protected not in features:
         features = [protected, *features]
+    nominal, ordinal, interval = check_kinds(frame, file, features, decision=decision, id=id,
+                                             nominal=nominal, ordinal=ordinal,
+                                             interval=interval)
     check_no_missing(frame, [decision, *features])
     protected_value = parse_value_like(frame, protected, protected_value, "--protected-value")
     positive_label = parse_value_like(frame, decision, positive_label, "--positive-label")
@@ -126,61 +166,85 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     y = frame[decision]
     from skfair_manifold.situation_testing import SituationTestingAuditor
 
+    options = {"alpha": alpha, "alpha_test": alpha_test}
     auditor = SituationTestingAuditor(
         protected=protected, protected_value=protected_value, method=method, k=k, tau=tau,
-        positive_label=positive_label, graph=graph_value, alpha=alpha,
-        alpha_test=alpha_test, n_jobs=n_jobs, random_state=seed)
+        flag_rule=flag_rule, bound=bound, positive_label=positive_label, graph=graph_value,
+        nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, n_jobs=n_jobs,
+        **{name: value for name, value in options.items() if value is not None})
+    if not quiet:
+        for given, note in ((seed, MSG_SEED_UNUSED), (batch_size, MSG_BATCH_UNUSED)):
+            if given is not None:
+                print(f"skfair-manifold audit: {note}", file=sys.stderr)
     t0 = time.perf_counter()
     try:
-        auditor.fit(X, y)
         progress = Progress(X.shape[0], label="auditing", enabled=not quiet)
-        evidence, scores = audit_rows(auditor, X, y, batch_size=batch_size,
-                                      progress=progress, all_rows=all_rows)
+        report, scores, notes = fit_and_report(auditor, X, y, all_rows=all_rows,
+                                               progress=progress)
     except (ValueError, TypeError) as exc:
         raise CLIError(" ".join(str(exc).split())) from None
     elapsed = time.perf_counter() - t0
+    if not quiet:
+        for note in notes:
+            print(f"skfair-manifold audit: note: {note}", file=sys.stderr)
     ids = frame[id].to_numpy() if id else np.arange(frame.shape[0])
     table = audit_table(frame, id_column=id, protected=protected, decision=decision,
-                        auditor=auditor, evidence=evidence, scores=scores, ids=ids)
+                        auditor=auditor, report=report, scores=scores, ids=ids)
     candidates = int(((frame[protected] == protected_value)
                       & (frame[decision] != positive_label)).sum())
     if not quiet:
         print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with {method.upper()}-DD "
-              f"(k={k}, tau={tau}): {len(evidence)} of the {candidates} rows with "
-              f"{protected}={protected_value!s} and a negative decision are flagged as "
+              f"(k={k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
+              f"with {protected}={protected_value!s} and a negative decision are flagged as "
               f"discriminated.", file=sys.stderr)
-    q = [str(v) for v in auditor.q_]
     if method == "cbn" and not quiet:
-        print(f"testers matched on the decision's causes Q = {{{', '.join(q)}}}.",
-              file=sys.stderr)
-    summary = {"file": file, "method": method, "k": k, "tau": tau, "alpha_test": alpha_test,
-               "protected": protected, "protected_value": protected_value,
-               "decision": decision, "positive_label": positive_label,
-               "n_rows": int(frame.shape[0]), "n_candidates": candidates,
-               "n_flagged": len(evidence), "q": q, "seconds": round(elapsed, 3)}
+        print(f"testers matched on the decision's causes Q = "
+              f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
+    summary = audit_summary(auditor, file=file, protected=protected, decision=decision,
+                            n_rows=frame.shape[0], n_candidates=candidates,
+                            n_flagged=len(report))
+    summary["seconds"] = round(elapsed, 3)
     if html is not None:
         from skfair_manifold._html import render_evidence
 
         page = render_evidence(frame=frame, features=features, id_column=id, summary=summary,
-                               table=table[table["flagged"]], auditor=auditor, ids=ids,
-                               max_sheets=html_sheets)
+                               table=table[table["flagged"]], auditor=auditor, report=report,
+                               ids=ids, max_sheets=html_sheets)
         write_text(html, page)
+    if testers is not None:
+        cells = tester_frame(report, ids=ids, id_column=id)
+        write_text(testers, _frame_text(cells, format=format, csv_escape=csv_escape))
     if format == "json":
-        records = [{column: _plain(value) for column, value in row.items()}
-                   for row in table.to_dict(orient="records")]
-        text = dump_json({**summary, "rows": records})
+        text = dump_json({**summary, "notes": notes, "rows": _records(table)})
     else:
         flat = table.copy()
         for column in TESTER_COLUMNS:
-            flat[column] = flat[column].map(lambda v: join_cells(v, escape=csv_escape))
+            if column.startswith("tie_groups"):
+                flat[column] = flat[column].map(
+                    lambda groups: ";".join(tie_group_text(g) for g in groups))
+            else:
+                flat[column] = flat[column].map(lambda v: join_cells(v, escape=csv_escape))
         text = frame_to_csv(flat, escape=csv_escape)
     write_text(output, text)
     return 0
 
 
+def _records(table):
+    return [{column: _plain(value) for column, value in row.items()}
+            for row in table.to_dict(orient="records")]
+
+
+def _frame_text(table, *, format, csv_escape):
+    if format == "json":
+        return dump_json({"rows": _records(table)})
+    return frame_to_csv(table, escape=csv_escape)
+
+
 def _plain(value):
     if isinstance(value, list):
         return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
     if hasattr(value, "item"):
         return value.item()
     return value

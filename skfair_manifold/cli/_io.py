@@ -23,7 +23,6 @@ Writing:
   such as ``-2.2e-16`` for an HFM that is 0) are written as ``0``.
 """
 
-import difflib
 import json
 import math
 import os
@@ -137,8 +136,9 @@ def check_columns(frame, path, columns):
                                                        second=option))
         seen[column] = option
         if column not in frame.columns:
-            close = difflib.get_close_matches(column, list(frame.columns), n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            from skfair_manifold.utils._validation import did_you_mean
+
+            hint = did_you_mean(column, list(frame.columns), limit=1)
             raise CLIError(MSG_MISSING_COLUMN.format(
                 column=column, option=option, path=path, hint=hint,
                 columns=", ".join(map(str, frame.columns))))

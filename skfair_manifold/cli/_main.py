@@ -21,24 +21,22 @@ MSG_INTERNAL = (
 )
 
 
-def _positive_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_at_least(minimum):
+    """An argparse type: an integer of at least ``minimum``."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+    return parse
 
 
-def _non_negative_int(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be at least 0, got {value}")
-    return value
+_non_negative_int = _int_at_least(0)
+_positive_int = _int_at_least(1)
+_at_least_two = _int_at_least(2)
 
 
 def _probability(text):
@@ -211,9 +209,12 @@ def build_parser():
             "situation testing: compare the decisions given to the k most similar people "
             "inside and outside the protected group. A row is flagged when it is in the "
             "protected group, received a negative decision, and the positive rate of its "
-            "unprotected testers exceeds that of its protected testers by more than tau. "
-            "Write the flagged rows with their evidence (p1, p2, diff, the testers' rows and "
-            "decisions), and with --html an evidence file with one sheet per flagged person.",
+            "unprotected testers (p1) exceeds that of its protected testers (p2) by more "
+            "than tau: by default the lower confidence bound of diff = p1 - p2 must. Write "
+            "the flagged rows with their evidence (p1, p2, diff, its bounds diff_lower and "
+            "diff_upper, the rule, the testers' ids, weights and decisions), and with --html "
+            "an evidence file with one sheet per flagged person. Equally close testers are "
+            "weighted, not drawn: the result does not depend on any seed.",
             example="skfair-manifold audit decisions.csv --decision hired --protected sex "
                     "--protected-value female --positive-label yes -k 50"))
     audit.add_argument("file", help="the CSV file, with a header line ('-' reads standard "
@@ -240,41 +241,73 @@ def build_parser():
                        help="tester pairs per row; courts usually ask for 50 (default: 50)")
     audit.add_argument("--tau", type=_probability, default=0.05,
                        help="the legal threshold on p1 - p2 (default: 0.05)")
+    audit.add_argument("--flag-rule", choices=["bound", "tau"], default="bound",
+                       help="'bound': flag when the lower confidence bound of p1 - p2, "
+                            "diff_lower, exceeds tau (a difference that holds up with 50 "
+                            "pairs); 'tau': when p1 - p2 itself does (the papers' rule, "
+                            "noisier) (default: bound)")
+    audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
+                       help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
+                            "Ruggieri) or 'newcombe' (hybrid score interval) "
+                            "(default: wald)")
+    audit.add_argument("--alpha-test", type=_open_probability, default=None, metavar="LEVEL",
+                       help="one-sided level of the bounds diff_lower and diff_upper, always "
+                            "computed and written (default: the auditor's, 0.1: one-sided "
+                            "90%% bounds)")
     audit.add_argument("--graph", metavar="FILE",
                        help="cbn only: a JSON file with the causal graph, an object mapping "
                             "each node to the list of its parents (the decision node named "
                             "as --decision), or just the list of the decision's parents; "
                             "learned from the data when absent")
-    audit.add_argument("--alpha", type=_probability, default=0.05,
+    audit.add_argument("--alpha", type=_open_probability, default=None,
                        help="cbn only: significance level of the tests that learn the graph "
-                            "(default: 0.05)")
-    audit.add_argument("--alpha-test", type=_probability, default=None, metavar="LEVEL",
-                       help="also require the one-sided Wald lower confidence bound of "
-                            "p1 - p2 at this level to exceed tau, so that a flag is "
-                            "statistically significant (default: off)")
-    audit.add_argument("--seed", type=int, default=0,
-                       help="seed of the documented tie-breaking between equally close "
-                            "testers; the same seed gives the same result (default: 0)")
+                            "(default: the auditor's, 0.01)")
+    audit.add_argument("--nominal", nargs="+", metavar="COLUMN",
+                       help="columns whose values are categories compared by equality, "
+                            "numeric codes included (text columns always are)")
+    audit.add_argument("--ordinal", nargs="+", metavar="COLUMN",
+                       help="numeric columns of ordered levels, compared by their "
+                            "difference over the range (default for integer columns with "
+                            "at most 32 values)")
+    audit.add_argument("--interval", nargs="+", metavar="COLUMN",
+                       help="continuous columns: compared by their difference under knn; "
+                            "cut into --n-bins quantile bins under cbn and for the graph "
+                            "search (default for other numeric columns)")
+    audit.add_argument("--n-bins", type=_at_least_two, default=5, metavar="N",
+                       help="cbn: quantile bins of each interval column (default: 5)")
+    audit.add_argument("--seed", type=int, default=None,
+                       help="deprecated, changes nothing: equally close testers are no "
+                            "longer drawn at random but weighted by the probability of "
+                            "being taken; accepted so that old command lines still run")
     audit.add_argument("--all-rows", action="store_true",
                        help="write every row with its p1, p2, diff and flag, not only the "
                             "flagged rows")
     audit.add_argument("--format", choices=["csv", "json"], default="csv",
-                       help="output format; in CSV, lists of testers are joined with ';' "
+                       help="output format; in CSV, lists are joined with ';': the testers "
+                            "taken for certain (their ids and decisions) and the tie groups "
+                            "('cell C: N records, P positive, weight W') of each side "
                             "(default: csv)")
     audit.add_argument("--html", metavar="FILE",
                        help="also write a self-contained HTML evidence file: a summary, "
                             "then one sheet per flagged person with the testers of both "
                             "sides")
+    audit.add_argument("--testers", metavar="FILE",
+                       help="also write the long table of testers (same --format): one row "
+                            "per flagged person, side and cell of equally treated records, "
+                            "with its distance, records, positive decisions, weight (the "
+                            "probability that each of its records is a tester) and values; "
+                            "the tie groups of the main output are its cells")
     audit.add_argument("--html-sheets", type=_positive_int, default=500, metavar="N",
                        help="with --html: sheets for at most the first N flagged people; "
                             "all are listed in the summary (default: 500)")
-    audit.add_argument("--batch-size", type=_positive_int, default=2000,
-                       help="rows audited between two updates of the progress bar "
-                            "(default: 2000)")
+    audit.add_argument("--batch-size", type=_positive_int, default=None,
+                       help="deprecated, changes nothing: every row is audited in one "
+                            "pass; accepted so that old command lines still run")
     audit.add_argument("--n-jobs", type=int, default=None,
                        help="parallel workers for the auditor (default: 1)")
     audit.add_argument("-q", "--quiet", action="store_true",
-                       help="no progress bar and no summary on standard error")
+                       help="no progress bar, no summary and no notes on standard "
+                            "error")
     _add_common(audit, csv_escape=True)
     audit.set_defaults(command_func="audit")
 
@@ -321,7 +354,7 @@ def main(argv=None):
     command = args.pop("command")
     name = args.pop("command_func")
     debug = args.pop("debug", False)
-    outputs = [args.get("output"), args.get("html")]
+    outputs = [args.get("output"), args.get("html"), args.get("testers")]
     for output in outputs:
         if output is not None and same_file(output, [args.get("file"), args.get("graph")]):
             parser.error(MSG_OUTPUT_IS_INPUT.format(path=output))

@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
-from ..utils._validation import as_pandas_frame
+from ..utils._validation import as_pandas_frame, did_you_mean, is_int, locate_column
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
@@ -25,7 +25,7 @@ from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
-MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns})."
+MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns}).{hint}"
 MSG_PROTECTED_NAME_NO_NAMES = (
     "protected={protected!r} is a name but X has no column names; pass a DataFrame or the "
     "column's position."
@@ -61,6 +61,17 @@ MSG_FITTED_ROWS = (
 MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}: it is nominal."
 
 _COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper"]
+
+
+#: Rates are ratios of small counts, so ``p1 - p2`` carries a rounding error of a
+#: few ulps (``0.2 - 0.15 == 0.05000000000000002``); differences closer to ``tau``
+#: than this count as equal to it, hence as not above it.
+FLAG_TOLERANCE = 1e-12
+
+
+def exceeds(score, tau):
+    """``score > tau`` with rounding ties counted as equal (:data:`FLAG_TOLERANCE`)."""
+    return np.asarray(score) - tau > FLAG_TOLERANCE
 
 
 class SituationTestingAuditor(TransformerMixin, BaseEstimator):
@@ -101,7 +112,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         The legal threshold on ``diff``.
     flag_rule : {"bound", "tau"}, default="bound"
         ``"bound"``: flag when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs).
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value within
+        ``1e-12`` of ``tau`` (rounding of ``p1 - p2``) counts as equal to it.
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
@@ -473,7 +485,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     def _flag(self, out, Z, y):
         negative = ~self._positive(y)
         score = out[:, 3] if self.flag_rule == "bound" else out[:, 2]
-        return self._group(Z) & negative & (score > self.tau)
+        return self._group(Z) & negative & exceeds(score, self.tau)
 
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:
@@ -689,18 +701,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     def _protected_index(self, columns):
         prot = self.protected
-        if isinstance(prot, numbers.Integral) and not isinstance(prot, bool):
-            if hasattr(self, "feature_names_in_") and prot in columns:
-                return columns.index(prot)
-            if not -len(columns) <= prot < len(columns):
-                raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
-                    protected=prot, columns=f"{len(columns)} columns"))
-            return int(prot) % len(columns)
-        if not hasattr(self, "feature_names_in_"):
+        has_names = hasattr(self, "feature_names_in_")
+        pos = locate_column(prot, columns, has_names=has_names)
+        if pos is not None:
+            return pos
+        if not has_names and not is_int(prot):
             raise ValueError(MSG_PROTECTED_NAME_NO_NAMES.format(protected=prot))
-        if prot not in columns:
-            raise ValueError(MSG_PROTECTED_NOT_FOUND.format(protected=prot, columns=columns))
-        return columns.index(prot)
+        shown = columns if has_names else f"{len(columns)} columns"
+        raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
+            protected=prot, columns=shown, hint=did_you_mean(prot, columns) if has_names else ""))
 
     def _protected_code(self, records, Z):
         """The protected value in the encoded column (fit); error when absent."""

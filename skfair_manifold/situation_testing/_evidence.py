@@ -122,7 +122,9 @@ class SituationTestingReport(Sequence):
         i = int(i) % n
         sel = self._order[self._bounds[0][i]:self._bounds[1][i]]
         names = list(self.testers)
-        rows = [{c: _py(self.testers[c][t]) for c in names} for t in sel]
+        # one slice per column, then plain Python values (tolist), row by row
+        columns = [self.testers[c][sel].tolist() for c in names]
+        rows = [dict(zip(names, values)) for values in zip(*columns)]
         entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
         entry["claimant"] = {c: _py(v) for c, v in self._claimant(i).items()}
         entry["decision"] = _py(self._decisions[i])

@@ -20,7 +20,9 @@ import warnings
 
 import numpy as np
 
-MSG_KIND_COLUMN = "{param} names {column!r}, which is not a column of X{hint}."
+from ..utils._validation import did_you_mean, locate_column
+
+MSG_KIND_COLUMN = "{param} names {column!r}, which is not a column of X.{hint}"
 MSG_KIND_TWICE = "column {column!r} is declared both {first} and {second}; give it one kind."
 MSG_STRING_ORDINAL = (
     "column {column!r} holds strings, so it can only be nominal; remove it from {param}."
@@ -101,15 +103,11 @@ def _resolve(columns, items, param):
     """Positions of the columns named in ``items`` (names or positions)."""
     out = []
     for c in items:
-        if c in columns:
-            out.append(columns.index(c))
-        elif isinstance(c, numbers.Integral) and not isinstance(c, bool) \
-                and all(isinstance(x, str) for x in columns) and -len(columns) <= c < len(columns):
-            out.append(int(c) % len(columns))
-        else:
-            close = [x for x in columns if str(x).lower() == str(c).lower()]
-            hint = f"; did you mean {close[0]!r}?" if close else f" ({columns})"
+        pos = locate_column(c, columns)
+        if pos is None:
+            hint = did_you_mean(c, columns) or f" Its columns are {columns}."
             raise ValueError(MSG_KIND_COLUMN.format(param=param, column=c, hint=hint))
+        out.append(pos)
     return out
 
 

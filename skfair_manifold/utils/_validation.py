@@ -30,6 +30,7 @@ __all__ = [
     "check_pair",
     "check_sample_weight",
     "column_1d",
+    "did_you_mean",
     "encode_column",
     "encode_sensitive",
     "frame_columns",
@@ -37,6 +38,7 @@ __all__ = [
     "is_int",
     "is_series",
     "label_coordinates",
+    "locate_column",
     "resolve_columns",
     "split_columns",
 ]
@@ -594,6 +596,29 @@ def as_column_list(value, name):
     return list(value)
 
 
+def locate_column(column, names, *, has_names=True):
+    """The position of ``column`` among ``names``, or None: the one rule of the package.
+
+    A name that is in ``names`` is that column; otherwise an integer (not a
+    bool) in ``-len(names) .. len(names) - 1`` is a position. Without names
+    (``has_names=False``, a plain array) only positions count.
+    """
+    if has_names and column in names:
+        return list(names).index(column)
+    if is_int(column) and -len(names) <= column < len(names):
+        return int(column) % len(names)
+    return None
+
+
+def did_you_mean(column, names, *, limit=3):
+    """`` Did you mean 'x'?`` for the names closest to ``column`` (case ignored), or ''."""
+    by_lower = {}
+    for n in names:
+        by_lower.setdefault(str(n).lower(), n)
+    close = difflib.get_close_matches(str(column).lower(), list(by_lower), n=limit)
+    return f" Did you mean {', '.join(repr(by_lower[c]) for c in close)}?" if close else ""
+
+
 def resolve_columns(X, columns, *, name="sensitive"):
     """Positions and names of some columns of ``X``.
 
@@ -604,30 +629,20 @@ def resolve_columns(X, columns, *, name="sensitive"):
     cols = list(columns) if isinstance(columns, (list, tuple, np.ndarray)) else [columns]
     if not cols:
         raise ValueError(MSG_NO_COLUMNS.format(name=name))
-    if is_dataframe(X):
-        names_in = list(_narwhals(X).columns)
-        positions = []
-        for col in cols:
-            if col in names_in:
-                positions.append(names_in.index(col))
-            elif is_int(col) and -len(names_in) <= col < len(names_in):
-                positions.append(col % len(names_in))
-            else:
-                close = difflib.get_close_matches(str(col), [str(c) for c in names_in], n=3)
-                hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
-                shown = f"columns {names_in[:10]!r}{'...' if len(names_in) > 10 else ''}"
-                raise ValueError(MSG_COLUMN_MISSING.format(name=name, col=col, where=shown,
-                                                           hint=hint))
-        names = [names_in[p] for p in positions]
-    else:
-        n_cols = np.shape(X)[1] if np.ndim(X) == 2 else 0
-        positions = []
-        for col in cols:
-            if not (is_int(col) and -n_cols <= col < n_cols):
-                raise ValueError(MSG_COLUMN_MISSING.format(
-                    name=name, col=col, where=f"an array with {n_cols} columns", hint=""))
-            positions.append(int(col) % n_cols)
-        names = list(positions)
+    has_names = is_dataframe(X)
+    names_in = list(_narwhals(X).columns) if has_names else \
+        list(range(np.shape(X)[1] if np.ndim(X) == 2 else 0))
+    positions = []
+    for col in cols:
+        pos = locate_column(col, names_in, has_names=has_names)
+        if pos is None:
+            where = (f"columns {names_in[:10]!r}{'...' if len(names_in) > 10 else ''}"
+                     if has_names else f"an array with {len(names_in)} columns")
+            hint = did_you_mean(col, names_in) if has_names else ""
+            raise ValueError(MSG_COLUMN_MISSING.format(name=name, col=col, where=where,
+                                                       hint=hint))
+        positions.append(pos)
+    names = [names_in[p] for p in positions]
     if len(set(positions)) != len(positions):
         twice = next(n for k, n in enumerate(names) if n in names[:k])
         raise ValueError(MSG_COLUMN_TWICE.format(name=name, col=twice))

@@ -316,3 +316,14 @@ def test_as_pandas_frame_keeps_kinds_and_missing():
     native = pd.DataFrame({"x": [1]})
     assert V.as_pandas_frame(native) is native
     assert V.as_pandas_frame(X_NUM) is X_NUM
+
+
+def test_one_rule_for_column_names():
+    names = ["sex", "race", 3]
+    assert V.locate_column("race", names) == 1
+    assert V.locate_column(3, names) == 2  # a name first
+    assert V.locate_column(-1, names) == 2 and V.locate_column(0, names) == 0
+    assert V.locate_column(True, names) is None and V.locate_column("Race", names) is None
+    assert V.locate_column("sex", ["sex"], has_names=False) is None
+    assert V.did_you_mean("Rase", names) == " Did you mean 'race'?"
+    assert V.did_you_mean("zzz", names) == ""
