@@ -111,7 +111,7 @@ def _add_prediction_columns(parser):
     parser.add_argument("--method", choices=["auto", "approx", "exact"], default="auto",
                         help="'exact': Eq. 4-7; 'approx': random projections (ExtendDist) "
                              "corrected by the exact distances of a sample of rows, with "
-                             "95%% intervals; 'auto': exact up to 10,000 rows (where it is "
+                             "95%% intervals; 'auto': exact up to 12,500 rows (where it is "
                              "the faster), the corrected approximation beyond (default: "
                              "auto)")
     parser.add_argument("--m1", type=_positive_int, default=5,
