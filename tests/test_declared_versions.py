@@ -11,18 +11,19 @@ ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = ROOT / "pyproject.toml"
 CONSTRAINTS = ROOT / ".ci" / "oldest-constraints.txt"
 
-# The libraries whose oldest allowed versions `make test-oldest` installs: every
-# run-time dependency of the package (the extras are resolved by pip against them).
-CORE = {
-    re.sub(r"[-_.]+", "-", re.match(r"\s*([A-Za-z0-9][A-Za-z0-9._-]*)", req)[1]).lower()
-    for req in tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
-}
-
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
 
 
 def _name(raw):
     return re.sub(r"[-_.]+", "-", raw).lower()
+
+
+# The libraries whose oldest allowed versions `make test-oldest` installs: every
+# run-time dependency of the package (the extras are resolved by pip against them).
+CORE = {
+    _name(_REQUIREMENT.match(req)[1])
+    for req in tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))["project"]["dependencies"]
+}
 
 
 def _floors():

@@ -127,9 +127,7 @@ def _narwhals(obj):
 
 def is_dataframe(obj):
     """True for an eager DataFrame of pandas, polars or another narwhals library."""
-    import_free = hasattr(obj, "columns") and hasattr(obj, "shape") and not isinstance(
-        obj, np.ndarray)
-    if not import_free or not _frame_library(obj):
+    if isinstance(obj, np.ndarray) or not _frame_library(obj):
         return False
     import narwhals as nw
 
@@ -165,7 +163,6 @@ def _series_to_numpy(series):
         if missing.any():
             values = values.copy()
             values[missing] = None
-        # a boolean column with missing values: keep booleans as objects
     return values
 
 
@@ -550,8 +547,8 @@ def encode_sensitive(sensitive_features, n_samples, *, name="sensitive_features"
         the original values back).
     """
     A = sensitive_features
-    if _frame_library(A) and (is_dataframe(A) or is_series(A)):
-        frame = _narwhals(A)
+    frame = _narwhals(A)  # None for anything but a DataFrame or Series
+    if frame is not None:
         import narwhals as nw
 
         if isinstance(frame, nw.Series):
