@@ -7,8 +7,9 @@ CBN-DD (Zhang, Wu and Wu, 2016, section 4) needs only the decision's parents:
   with ``predecessors(node)`` and ``nodes`` such as ``networkx.DiGraph``),
   checked for a cycle, for the decision node and for an edge into the
   protected attribute;
-* by a local search around the decision with G-tests (the default, scipy
-  only);
+* by a local search around the decision with conditional independence
+  tests (G-test, generalized Cochran-Mantel-Haenszel test, or both; the
+  default, scipy only);
 * by the full PC algorithm of causal-learn (optional extra ``causal``).
 
 The local search relies on the paper's assumptions: no arc points into the
@@ -166,17 +167,7 @@ def g_test(x, e, s, n_levels):
         rows and columns carry no information).
     """
     nx, ne = n_levels
-    if s is None:
-        s = np.zeros_like(x)
-        ns = 1
-    else:
-        ns = int(s.max()) + 1
-        if ns * nx * ne > 4 * s.shape[0] + 1024:  # sparse strata: relabel densely
-            _, s = np.unique(s, return_inverse=True)
-            s = s.reshape(-1)
-            ns = int(s.max()) + 1
-    counts = np.bincount((s * nx + x) * ne + e, minlength=ns * nx * ne).reshape(ns, nx, ne)
-    counts = counts.astype(np.float64)
+    counts = _stratified_counts(x, e, s, nx, ne)
     n_sx = counts.sum(axis=2, keepdims=True)
     n_se = counts.sum(axis=1, keepdims=True)
     n_s = counts.sum(axis=(1, 2), keepdims=True)
@@ -190,9 +181,133 @@ def g_test(x, e, s, n_levels):
     return float(stats.chi2.sf(stat, dof)), stat, dof
 
 
+def cmh_test(x, e, s, n_levels):
+    """Generalized Cochran-Mantel-Haenszel test of ``x _||_ e | s``, ``e`` binary.
+
+    The statistic compares, summed over the strata, the count of ``e = 1`` at
+    each level of ``x`` with its expectation under independence within the
+    stratum, scaled by the hypergeometric covariance (margins of each stratum
+    fixed):
+
+    ``Q = d' V^+ d``, ``d = sum_k (n_k1 - r_k m_k1 / m_k)``,
+    ``V = sum_k m_k1 m_k0 / (m_k^2 (m_k - 1)) (m_k diag(r_k) - r_k r_k')``
+
+    where ``r_k`` holds the level counts of ``x`` in stratum ``k``, ``m_k``
+    its rows and ``m_k1``, ``m_k0`` its decisions. Under conditional
+    independence ``Q`` is asymptotically chi-squared with ``rank(V)``
+    (at most ``levels - 1``) degrees of freedom whatever the number of
+    strata, so it keeps its level and its power with many sparse strata; it
+    detects an association of the same direction in every stratum, not one
+    that changes sign across strata.
+
+    Parameters
+    ----------
+    x, e : ndarray of shape (n,), dtype intp
+        Codes; ``e`` is 0/1.
+    s : ndarray of shape (n,) or None
+        One integer code per stratum (None: one stratum).
+    n_levels : tuple of int
+        Numbers of levels of ``x`` and ``e`` (``e`` must have 2).
+
+    Returns
+    -------
+    p_value : float
+    statistic : float
+    dof : int
+        The rank of ``V`` (0 when no stratum holds both decisions and two
+        levels of ``x``; the p-value is then 1).
+
+    References
+    ----------
+    Landis, Heyman and Koch (1978), "Average partial association in
+    three-way contingency tables", International Statistical Review 46.
+    """
+    nx = n_levels[0]
+    counts = _stratified_counts(x, e, s, nx, 2)
+    m = counts.sum(axis=(1, 2))
+    keep = m > 1
+    counts, m = counts[keep], m[keep]
+    r = counts.sum(axis=2)  # (ns, nx)
+    m1 = counts[:, :, 1].sum(axis=1)
+    m0 = m - m1
+    d = (counts[:, :, 1] - r * (m1 / m)[:, None]).sum(axis=0)
+    w = m1 * m0 / (m * m * (m - 1.0))
+    V = np.diag((w * m) @ r) - np.einsum("k,ki,kj->ij", w, r, r)
+    dof = int(np.linalg.matrix_rank(V, tol=1e-9 * max(float(np.abs(V).max()), 1e-300)))
+    if dof == 0:
+        return 1.0, 0.0, 0
+    stat = float(d @ np.linalg.pinv(V, rcond=1e-9, hermitian=True) @ d)
+    return float(stats.chi2.sf(stat, dof)), stat, dof
+
+
+def _n_strata(s):
+    """The number of distinct stratum codes (``bincount`` when the codes are dense)."""
+    n = s.shape[0]
+    if not n:
+        return 0
+    top = int(s.max()) + 1
+    if top <= 4 * n + 1024:
+        return int(np.count_nonzero(np.bincount(s)))
+    return len(np.unique(s))
+
+
+def _stratified_counts(x, e, s, nx, ne):
+    """Counts of shape (strata seen, nx, ne) as float64."""
+    if s is None:
+        s = np.zeros_like(x)
+        ns = 1
+    else:
+        ns = int(s.max()) + 1 if s.shape[0] else 1
+        if ns * nx * ne > 4 * s.shape[0] + 1024:  # sparse strata: relabel densely
+            _, s = np.unique(s, return_inverse=True)
+            s = s.reshape(-1)
+            ns = int(s.max()) + 1 if s.shape[0] else 1
+    counts = np.bincount((s * nx + x) * ne + e, minlength=ns * nx * ne).reshape(ns, nx, ne)
+    return counts.astype(np.float64)
+
+
+TESTS = ("g", "cmh", "g+cmh")
+
+
+MIN_ROWS_PER_CELL = 5
+
+
+def ci_test(x, e, s, n_levels, test):
+    """One conditional independence test; returns ``(p_value, dof)``.
+
+    ``"g"``: the G-test; ``"cmh"``: the generalized Cochran-Mantel-Haenszel
+    test; ``"g+cmh"``: both, with the Bonferroni p-value
+    ``min(1, 2 min(p_g, p_cmh))`` (dependence when either rejects at
+    ``alpha / 2``): the CMH test's power against an association of one
+    direction across many strata, the G-test's against one that changes
+    direction. The G-test's chi-squared approximation is liberal in sparse
+    tables, so ``"g+cmh"`` uses the CMH test alone when the table has fewer
+    than ``MIN_ROWS_PER_CELL`` rows per cell (``levels_x * 2 * strata``
+    cells). ``dof`` is that of the test (the larger of the two when both).
+    """
+    if test == "g":
+        pv, _, dof = g_test(x, e, s, n_levels)
+        return pv, dof
+    pc, _, dc = cmh_test(x, e, s, n_levels)
+    n_strata = 1 if s is None else _n_strata(s)
+    if test == "cmh" or x.shape[0] < MIN_ROWS_PER_CELL * 2 * n_levels[0] * n_strata:
+        return pc, dc
+    pg, _, dg = g_test(x, e, s, n_levels)
+    if dg == 0 and dc == 0:
+        return 1.0, 0
+    return min(1.0, 2.0 * min(pg, pc)), max(dg, dc)
+
+
 def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
-                        candidates=None):
-    """Find the decision's parents by a local G-test search (PC-simple).
+                        candidates=None, max_depth=None, test="g",
+                        repair=True):
+    """Find the decision's parents by a local conditional-test search (PC-simple).
+
+    Three steps: the marginal test of every candidate; the PC-simple
+    elimination, depth by depth, in which the candidate with the largest
+    p-value above ``alpha`` leaves first (:func:`_shrink`; the result does not
+    depend on the column order); and a repair step (:func:`_repair`) that
+    re-tests the removed columns given the parents found.
 
     Parameters
     ----------
@@ -206,62 +321,188 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         Column of the protected attribute; it is a candidate parent like any
         other (conditioning on it may be needed), never removed by force.
     min_rows_per_dof : float, default=5
-        A test whose table has fewer rows than ``min_rows_per_dof`` times its
-        degrees of freedom is too sparse to trust; it is skipped and the
-        dependence kept (the usual heuristic of constraint-based search).
+        A G-test whose table has fewer rows than ``min_rows_per_dof`` times
+        its degrees of freedom is too sparse to trust: with ``test="g"`` it
+        is skipped and the dependence kept (the usual heuristic of
+        constraint-based search); ``"g+cmh"`` falls back on the CMH test
+        where the table is sparse (see :func:`ci_test`).
     candidates : sequence of int or None, default=None
         The columns that may be parents (None: all). The others (for
         instance identifier-like columns) are never tested.
+    max_depth : int or None, default=None
+        The largest conditioning set tried (None: no bound).
+    test : {"g", "cmh", "g+cmh"}, default="g"
+        The conditional independence test (see :func:`ci_test`).
+    repair : bool, default=True
+        Run the repair step.
 
-    Cost: one G-test per candidate column, then, for a candidate set of
-    size ``c`` after the marginal tests, at most ``sum_d C(c - 1, d)`` tests
-    per candidate (``d = 1 .. c - 1``), each one ``np.bincount`` over the
-    rows: at most ``c * 2**(c - 1)`` tests of ``O(n)`` each, in practice far
-    fewer since a candidate leaves at its first separating set.
+    Cost: ``p`` marginal tests; for the ``c`` candidates left, at most
+    ``c * sum_{d=1..D} C(c - 1, d)`` tests, ``D = min(max_depth, c - 1)``
+    (each pair of a candidate and a set is tested once); the repair step at
+    most ``p`` re-tests and ``k (k + 1) / 2`` backward tests (``k`` the
+    members after re-admission). Each test is one ``np.bincount`` over the
+    ``n`` rows.
 
     Returns
     -------
     parents : list of int
         Column indices of ``Par(E)``, in column order.
     log : dict
-        ``n_tests`` and, per removed column, the separating set and p-value.
+        ``n_tests``, ``depth`` (the largest conditioning set tested),
+        ``depth_bound_hit`` (whether ``max_depth`` stopped the search while
+        larger conditioning sets were left), ``n_skipped`` (sparse G-tests
+        skipped), ``re_added`` (the columns re-admitted by the repair) and
+        ``sepsets``: per removed column, the separating set and p-value.
     """
+    if test not in TESTS:
+        raise ValueError(f"test must be one of {TESTS}; got {test!r}.")
     n, p = codes.shape
     levels = codes.max(axis=0) + 1 if n else np.ones(p, dtype=np.intp)
-    n_tests = 0
+    state = {"n_tests": 0, "n_skipped": 0, "depth": 0, "bound_hit": False}
     sepsets = {}
     cand = []
     allowed = range(p) if candidates is None else sorted(candidates)
     for j in allowed:
-        pv, _, dof = g_test(codes[:, j], e, None, (int(levels[j]), 2))
-        n_tests += 1
+        pv, dof = ci_test(codes[:, j], e, None, (int(levels[j]), 2), test)
+        state["n_tests"] += 1
         if dof > 0 and pv <= alpha:
             cand.append(j)
         else:
             sepsets[j] = ((), pv)
-    depth = 1
-    while len(cand) - 1 >= depth:
-        for j in list(cand):
-            if j not in cand:
-                continue
-            others = [i for i in cand if i != j]
-            for subset in combinations(others, depth):
-                strata = _strata_code(codes, subset, levels)
-                top = int(strata.max()) + 1 if n else 1
-                n_strata = int(np.count_nonzero(np.bincount(strata))) \
-                    if top <= 4 * n + 1024 else len(np.unique(strata))
-                max_dof = (levels[j] - 1) * n_strata
-                if n < min_rows_per_dof * max(max_dof, 1):
-                    continue
-                pv, _, dof = g_test(codes[:, j], e, strata, (int(levels[j]), 2))
-                n_tests += 1
-                if dof == 0 or pv > alpha:
-                    cand.remove(j)
-                    sepsets[j] = (subset, pv)
-                    break
-        depth += 1
+    cand = _shrink(codes, e, cand, levels, alpha, min_rows_per_dof, max_depth, test,
+                   sepsets, state)
+    added = []
+    if repair and cand:
+        cand, added = _repair(codes, e, cand, allowed, levels, alpha, min_rows_per_dof, test,
+                              sepsets, state)
     del protected_idx  # documented: C is treated as any other candidate
-    return sorted(cand), {"n_tests": n_tests, "sepsets": sepsets}
+    return sorted(cand), {"n_tests": state["n_tests"], "depth": state["depth"],
+                          "depth_bound_hit": state["bound_hit"],
+                          "n_skipped": state["n_skipped"], "re_added": added,
+                          "sepsets": sepsets}
+
+
+def _repair(codes, e, cand, allowed, levels, alpha, min_rows_per_dof, test, sepsets, state):
+    """Re-test the removed columns given the parents found; re-admit, then eliminate.
+
+    A parent wrongly separated (by a weak test, or by a proxy of several
+    parents that stays because that parent left first) depends on ``E``
+    given the parents found; a non-parent does not (Markov condition). The
+    removed columns are re-tested given the whole set at the Bonferroni
+    level ``alpha / (number re-tested)``; those admitted join it, and a
+    backward elimination given all the other members follows.
+    """
+    n = codes.shape[0]
+    removed = [j for j in allowed if j not in cand]
+    if not removed:
+        return cand, []
+    strata = _strata_code(codes, cand, levels)
+    n_strata = _n_strata(strata)
+    level = alpha / len(removed)
+    back = []
+    for j in removed:
+        # Given every parent found the strata are many, and the G-test's chi-squared
+        # approximation is liberal unless every cell expects min_rows_per_dof rows; the
+        # CMH test keeps its level there (and has power against a steady effect).
+        dense = n >= min_rows_per_dof * 2 * levels[j] * n_strata
+        kind = test if dense else "cmh"
+        pv, dof = ci_test(codes[:, j], e, strata, (int(levels[j]), 2), kind)
+        state["n_tests"] += 1
+        if dof > 0 and pv <= level:
+            back.append(j)
+    if not back:
+        return cand, []
+    for j in back:
+        del sepsets[j]
+    cand = _backward(codes, e, sorted(cand + back), levels, alpha, min_rows_per_dof, test,
+                     sepsets, state)
+    return cand, back
+
+
+def _shrink(codes, e, cand, levels, alpha, min_rows_per_dof, max_depth, test, sepsets,
+            state):
+    """The PC-simple elimination, most independent candidate first.
+
+    At each depth ``d`` every candidate is tested against every set of ``d``
+    other candidates, and the candidate with the largest p-value above
+    ``alpha`` leaves first (its separating set is that of the largest
+    p-value); the p-values of the others are kept (a set holding the removed
+    candidate no longer counts). The result does not depend on the column
+    order, and a proxy of several parents (largely independent given them)
+    leaves before the parent it would have screened off.
+    """
+    n = codes.shape[0]
+    cand = list(cand)
+    cache = {}
+    depth = 1
+    limit = np.inf if max_depth is None else max_depth
+    while len(cand) - 1 >= depth and depth <= limit:
+        while True:
+            best = None
+            for j in cand:
+                others = [i for i in cand if i != j]
+                for subset in combinations(others, depth):
+                    key = (j, subset)
+                    if key not in cache:
+                        cache[key] = _one_test(codes, e, j, subset, levels, min_rows_per_dof,
+                                               test, state, n)
+                        state["depth"] = max(state["depth"], depth)
+                    pv, informative = cache[key]
+                    if pv is not None and pv > alpha and (
+                            best is None or (informative, pv) > best[:2]):
+                        best = (informative, pv, j, subset)
+            if best is None:
+                break
+            _, pv, j, subset = best
+            cand.remove(j)
+            sepsets[j] = (subset, pv)
+            if len(cand) - 1 < depth:
+                break
+        depth += 1
+    if max_depth is not None and len(cand) - 1 > max_depth:
+        state["bound_hit"] = True
+    return cand
+
+
+def _backward(codes, e, cand, levels, alpha, min_rows_per_dof, test, sepsets, state):
+    """Backward elimination given all the other candidates (Markov blanket).
+
+    ``Par(E)`` separates ``E`` from every other attribute, so a candidate
+    independent of ``E`` given all the others is not a parent; the one with
+    the largest p-value above ``alpha`` leaves first, then the others are
+    re-tested.
+    """
+    n = codes.shape[0]
+    cand = list(cand)
+    while len(cand) > 1:
+        best = None
+        for j in cand:
+            subset = tuple(i for i in cand if i != j)
+            pv, informative = _one_test(codes, e, j, subset, levels, min_rows_per_dof, test,
+                                        state, n)
+            if pv is not None and pv > alpha and (
+                    best is None or (informative, pv) > best[:2]):
+                best = (informative, pv, j, subset)
+        if best is None:
+            break
+        _, pv, j, subset = best
+        cand.remove(j)
+        sepsets[j] = (subset, pv)
+    return cand
+
+
+def _one_test(codes, e, j, subset, levels, min_rows_per_dof, test, state, n):
+    """p-value of ``j _||_ e | subset`` (None: too sparse for the G-test, skipped)."""
+    strata = _strata_code(codes, subset, levels)
+    n_strata = _n_strata(strata)
+    max_dof = (levels[j] - 1) * n_strata
+    sparse = n < min_rows_per_dof * max(max_dof, 1)
+    if sparse and test == "g":
+        state["n_skipped"] += 1
+        return None, False
+    pv, dof = ci_test(codes[:, j], e, strata, (int(levels[j]), 2), test)
+    state["n_tests"] += 1
+    return (1.0, False) if dof == 0 else (pv, True)
 
 
 def _strata_code(codes, subset, levels):

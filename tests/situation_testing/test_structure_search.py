@@ -1,0 +1,247 @@
+"""The local structure search: the CMH test, the combined test, the search's order,
+repair and depth bound, each against a plain reference written here."""
+
+from itertools import combinations
+from math import comb
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.utils._param_validation import InvalidParameterError
+
+from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._structure import (
+    ci_test,
+    cmh_test,
+    g_test,
+    local_parent_search,
+)
+
+
+def cmh_by_loops(x, e, s, nx):
+    """Generalized CMH by explicit loops over strata, last level dropped, plain inverse."""
+    d = np.zeros(nx - 1)
+    V = np.zeros((nx - 1, nx - 1))
+    for k in np.unique(s):
+        xs, es = x[s == k], e[s == k]
+        m = len(xs)
+        if m < 2:
+            continue
+        m1 = es.sum()
+        m0 = m - m1
+        r = np.array([np.sum(xs == i) for i in range(nx)], dtype=float)[:-1]
+        n1 = np.array([np.sum((xs == i) & (es == 1)) for i in range(nx)], dtype=float)[:-1]
+        d += n1 - r * m1 / m
+        for i in range(nx - 1):
+            for j in range(nx - 1):
+                V[i, j] += m1 * m0 / (m * m * (m - 1.0)) * (m * r[i] * (i == j) - r[i] * r[j])
+    stat = float(d @ np.linalg.inv(V) @ d)
+    return stat, stats.chi2.sf(stat, nx - 1)
+
+
+def stratified(n, n_strata, nx, seed, effect=0.0):
+    """x and e both depend on the stratum; e depends on x only through ``effect``."""
+    rng = np.random.RandomState(seed)
+    s = rng.randint(0, n_strata, n)
+    x = (rng.randint(0, nx, n) + (s % 2) * (rng.rand(n) < 0.5)) % nx
+    p = 0.2 + 0.5 * (s / max(n_strata - 1, 1)) + effect * (x == 0)
+    e = (rng.rand(n) < np.clip(p, 0, 1)).astype(np.intp)
+    return x.astype(np.intp), e, s.astype(np.int64)
+
+
+@pytest.mark.parametrize("nx, n_strata, seed", [(2, 1, 0), (3, 4, 1), (4, 7, 2), (2, 12, 3)])
+def test_cmh_agrees_with_a_loop_over_strata(nx, n_strata, seed):
+    x, e, s = stratified(600, n_strata, nx, seed, effect=0.1)
+    p, stat, dof = cmh_test(x, e, s, (nx, 2))
+    ref_stat, ref_p = cmh_by_loops(x, e, s, nx)
+    assert dof == nx - 1
+    assert stat == pytest.approx(ref_stat, rel=1e-9)
+    assert p == pytest.approx(ref_p, rel=1e-7)
+
+
+def test_cmh_in_one_stratum_is_pearson_times_n_minus_one_over_n():
+    rng = np.random.RandomState(4)
+    x = rng.randint(0, 3, 300)
+    e = (rng.rand(300) < 0.3 + 0.1 * x).astype(np.intp)
+    table = np.array([[np.sum((x == i) & (e == j)) for j in range(2)] for i in range(3)])
+    pearson = stats.chi2_contingency(table, correction=False).statistic
+    _, stat, dof = cmh_test(x, e, None, (3, 2))
+    assert dof == 2 and stat == pytest.approx(pearson * 299 / 300, rel=1e-10)
+
+
+def test_cmh_two_by_two_is_the_mantel_haenszel_statistic():
+    x, e, s = stratified(800, 5, 2, 5, effect=0.08)
+    num, var = 0.0, 0.0
+    for k in np.unique(s):
+        a = np.sum((s == k) & (x == 0) & (e == 1))
+        r0 = np.sum((s == k) & (x == 0))
+        r1 = np.sum((s == k) & (x == 1))
+        c1 = np.sum((s == k) & (e == 1))
+        c0 = np.sum((s == k) & (e == 0))
+        m = r0 + r1
+        num += a - r0 * c1 / m
+        var += r0 * r1 * c1 * c0 / (m * m * (m - 1))
+    _, stat, dof = cmh_test(x, e, s, (2, 2))
+    assert dof == 1 and stat == pytest.approx(num * num / var, rel=1e-10)
+
+
+def test_cmh_ignores_strata_without_information():
+    x, e, s = stratified(400, 3, 3, 6, effect=0.1)
+    # an extra stratum of one row and one where e is constant change nothing
+    x2 = np.concatenate([x, [1], [0, 1, 2]]).astype(np.intp)
+    e2 = np.concatenate([e, [1], [0, 0, 0]]).astype(np.intp)
+    s2 = np.concatenate([s, [10], [11, 11, 11]]).astype(np.int64)
+    assert cmh_test(x2, e2, s2, (3, 2))[1] == pytest.approx(cmh_test(x, e, s, (3, 2))[1])
+    # a constant x: no information at all
+    assert cmh_test(np.zeros(50, np.intp), e[:50], s[:50], (1, 2)) == (1.0, 0.0, 0)
+
+
+def binomial_band(rate, trials, z=3.5):
+    sd = np.sqrt(rate * (1 - rate) / trials)
+    return rate - z * sd, rate + z * sd
+
+
+@pytest.mark.parametrize("test, n, n_strata", [("cmh", 120, 12), ("g+cmh", 120, 12),
+                                               ("g+cmh", 600, 4), ("g", 600, 4)])
+def test_level_under_conditional_independence(test, n, n_strata):
+    # 400 simulated tables: x and e depend on the stratum only (120 rows over 12
+    # strata is sparse: "g+cmh" then runs the CMH test alone)
+    rejections = []
+    for seed in range(400):
+        x, e, s = stratified(n, n_strata, 3, 1000 + seed)
+        pv, _ = ci_test(x, e, s, (3, 2), test)
+        rejections.append(pv <= 0.05)
+    low, high = binomial_band(0.05, 400)
+    assert low <= np.mean(rejections) <= high, np.mean(rejections)
+
+
+def test_cmh_has_power_where_the_g_test_has_many_strata():
+    # a steady effect of x over 40 strata: CMH's one degree of freedom keeps its power
+    hits = np.array([[cmh_test(x, e, s, (2, 2))[0] <= 0.01, g_test(x, e, s, (2, 2))[0] <= 0.01]
+                     for x, e, s in (stratified(2000, 40, 2, seed, effect=0.08)
+                                     for seed in range(40))])
+    power_cmh, power_g = hits.mean(axis=0)
+    assert power_cmh >= 0.6 and power_g <= 0.4  # measured 0.80 and 0.175
+
+
+def test_combined_test_is_bonferroni_of_both():
+    x, e, s = stratified(500, 4, 3, 8, effect=0.1)
+    pg = g_test(x, e, s, (3, 2))[0]
+    pc = cmh_test(x, e, s, (3, 2))[0]
+    assert ci_test(x, e, s, (3, 2), "g+cmh")[0] == pytest.approx(min(1.0, 2 * min(pg, pc)))
+    assert ci_test(x, e, s, (3, 2), "g")[0] == pg
+    assert ci_test(x, e, s, (3, 2), "cmh")[0] == pc
+
+
+def proxy_data(n=6000, seed=0):
+    """E <- a, b, k; v is a near-copy of (a, b, k) (a proxy): PC-simple's trap."""
+    rng = np.random.RandomState(seed)
+    c = rng.randint(0, 2, n)
+    a = rng.randint(0, 2, n)
+    b = rng.randint(0, 2, n)
+    k = (rng.rand(n) < 0.3).astype(int)
+    v = np.where(rng.rand(n) < 0.8, a + b + 2 * k, rng.randint(0, 5, n))
+    w = rng.randint(0, 3, n)
+    logit = -1.0 + 1.2 * a + 1.0 * b + 0.9 * k
+    y = (rng.rand(n) < 1 / (1 + np.exp(-logit))).astype(np.intp)
+    return np.column_stack([c, a, b, k, v, w]).astype(np.intp), y
+
+
+def brute_force_parents(codes, e, alpha, max_depth):
+    """Every column tested against every set (up to max_depth) of the others."""
+    p = codes.shape[1]
+    levels = codes.max(axis=0) + 1
+    out = []
+    for j in range(p):
+        others = [i for i in range(p) if i != j]
+        separated = False
+        for d in range(max_depth + 1):
+            for sub in combinations(others, d):
+                s = None
+                if sub:
+                    s = np.zeros(codes.shape[0], np.int64)
+                    for i in sub:
+                        s = s * levels[i] + codes[:, i]
+                if g_test(codes[:, j], e, s, (levels[j], 2))[0] > alpha:
+                    separated = True
+                    break
+            if separated:
+                break
+        if not separated:
+            out.append(j)
+    return out
+
+
+def test_search_agrees_with_brute_force_on_a_clear_graph():
+    codes, y = proxy_data(seed=1)
+    parents, _ = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
+    assert parents == [1, 2, 3]
+    assert brute_force_parents(codes, y, 0.01, 3) == [1, 2, 3]
+
+
+def test_search_does_not_depend_on_the_column_order():
+    codes, y = proxy_data(seed=2)
+    base, _ = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
+    perm = np.array([5, 4, 3, 0, 2, 1])
+    got, _ = local_parent_search(codes[:, perm], y, alpha=0.01, protected_idx=3)
+    assert sorted(perm[got].tolist()) == base
+
+
+def test_repair_readmits_a_parent_screened_off_by_a_proxy():
+    # a -> y with an effect that shows only given b (xor-like); a's marginal test fails
+    rng = np.random.RandomState(3)
+    n = 6000
+    a = rng.randint(0, 2, n)
+    b = rng.randint(0, 2, n)
+    noise = rng.randint(0, 3, (n, 3))
+    p = np.where(a == b, 0.3, 0.6)
+    p = p + 0.15 * b
+    y = (rng.rand(n) < p).astype(np.intp)
+    codes = np.column_stack([rng.randint(0, 2, n), a, b, noise]).astype(np.intp)
+    assert g_test(a, y, None, (2, 2))[0] > 0.01  # marginally invisible
+    without, _ = local_parent_search(codes, y, alpha=0.01, protected_idx=0, repair=False)
+    with_, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
+    assert 1 not in without
+    assert with_ == [1, 2] and log["re_added"] == [1]
+
+
+def test_cost_is_within_the_stated_bound_and_recorded():
+    codes, y = proxy_data(seed=4)
+    p = codes.shape[1]
+    for depth in (0, 1, 2, None):
+        parents, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0,
+                                           max_depth=depth)
+        c = p  # every column passes the marginal test at most
+        D = c - 1 if depth is None else depth
+        k = p
+        bound = 2 * p + c * sum(comb(c - 1, d) for d in range(1, D + 1)) + k * (k + 1) // 2
+        assert 0 < log["n_tests"] <= bound
+        assert log["depth"] <= D
+        if depth is None:
+            assert not log["depth_bound_hit"]
+
+
+def test_depth_bound_cuts_the_search():
+    codes, y = proxy_data(seed=5)
+    _, log0 = local_parent_search(codes, y, alpha=0.01, protected_idx=0, max_depth=0,
+                                  repair=False)
+    assert log0["depth"] == 0 and log0["depth_bound_hit"]
+    _, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0, max_depth=None)
+    assert log["depth"] >= 1 and not log["depth_bound_hit"]
+
+
+def test_auditor_records_the_search_and_validates_its_options():
+    codes, y = proxy_data(n=3000, seed=6)
+    X = codes.astype(float)
+    a = SituationTestingAuditor(protected=0, protected_value=1, k=5).fit(X, y)
+    info = a.structure_info_
+    for key in ("n_tests", "depth", "depth_bound_hit", "max_depth", "test"):
+        assert key in info
+    assert info["max_depth"] == a.max_depth and info["test"] == a.structure_test
+    b = SituationTestingAuditor(protected=0, protected_value=1, k=5, max_depth=1,
+                                structure_test="cmh").fit(X, y)
+    assert b.structure_info_["depth"] <= 1
+    with pytest.raises(InvalidParameterError, match="max_depth"):
+        SituationTestingAuditor(protected=0, protected_value=1, max_depth=-1).fit(X, y)
+    with pytest.raises(InvalidParameterError, match="structure_test"):
+        SituationTestingAuditor(protected=0, protected_value=1, structure_test="z").fit(X, y)
