@@ -348,7 +348,8 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
     parents : list of int
         Column indices of ``Par(E)``, in column order.
     log : dict
-        ``n_tests``, ``depth`` (the largest conditioning set tested),
+        ``n_tests``, ``depth`` (the largest conditioning set of the
+        elimination; the repair step conditions on all the parents found),
         ``depth_bound_hit`` (whether ``max_depth`` stopped the search while
         larger conditioning sets were left), ``n_skipped`` (sparse G-tests
         skipped), ``re_added`` (the columns re-admitted by the repair) and
