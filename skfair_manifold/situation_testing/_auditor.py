@@ -205,8 +205,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     structure_info_ : dict
         The structure search's algorithm, ``test`` and ``max_depth``,
         ``n_tests`` (tests run), ``depth`` (the largest conditioning set
-        of the elimination, at most ``max_depth``), ``depth_bound_hit`` (whether ``max_depth`` stopped the
-        search while larger sets were left), ``n_skipped`` (sparse G-tests
+        of the elimination, at most ``max_depth``), ``depth_bound_hit``
+        (whether ``max_depth`` stopped the search while larger sets were
+        left), ``n_skipped`` (sparse G-tests
         skipped), ``re_added`` (columns re-admitted by the repair step),
         ``sepsets`` (per removed column, its separating set and p-value) and
         the identifier-like columns left out (empty when a graph was given;

@@ -7,7 +7,6 @@ from math import comb
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.utils._param_validation import InvalidParameterError
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._structure import (
@@ -16,6 +15,7 @@ from skfair_manifold.situation_testing._structure import (
     g_test,
     local_parent_search,
 )
+from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 
 def cmh_by_loops(x, e, s, nx):
