@@ -33,10 +33,13 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
+from _common import best_threshold, situation_flags  # noqa: E402
+
 from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
 from skfair_manifold.situation_testing._synthetic import make_planted_bias  # noqa: E402
 
-RULES = [("tau", "wald", 0.1)] + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)]
+RULES = ([("tau", "wald", 0.1)] + [("significant", "wald", a) for a in (0.05, 0.1, 0.2)]
+         + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)])
 LINES = []
 
 
@@ -47,37 +50,69 @@ def out(text=""):
 
 def label(rule):
     kind, bound, a = rule
-    return "diff > tau" if kind == "tau" else f"{bound} {100 * (1 - a):g}%"
+    if kind == "tau":
+        return "diff > tau"
+    level = f"{bound} {100 * (1 - a):g}%"
+    return (f"diff > tau and diff_lower > 0 ({level})" if kind == "significant"
+            else f"diff_lower > tau ({level})")
 
 
-def evaluate(n, shares, ks, repeats, rules):
-    """TP, TN, seconds and Q per (share, method, k, rule): one transform per run.
+def evaluate(n, shares, ks, repeats, rules, *, targets_only=False):
+    """TP, TN, seconds, Q and the best threshold per (share, method, k, rule).
 
-    The Wald bound at another level is ``diff - z' (diff - diff_lower) / z``.
+    One fit and one transform per run (of every row, or of the targets only);
+    the rules are read from the transform (``situation_flags``).
     """
-    from scipy import stats
-
     res = {}
     for share in shares:
         for r in range(repeats):
             X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
+            rows = np.flatnonzero(disc | clean) if targets_only else np.arange(n)
             for method in ("cbn", "knn"):
                 for k in ks:
                     t = time.perf_counter()
                     est = SituationTestingAuditor(protected="sex", protected_value="female",
                                                   method=method, k=k, bound="wald").fit(X, y)
-                    d = est.transform(X)
+                    d = est.transform(X.iloc[rows])
                     seconds = time.perf_counter() - t
-                    se = (d[:, 2] - d[:, 3]) / stats.norm.ppf(1 - est.alpha_test)
+                    truth, known = disc[rows], (disc | clean)[rows]
+                    oracle = best_threshold(d[known, 2], truth[known])
                     for rule in rules:
-                        kind, _, a = rule
-                        score = d[:, 2] - stats.norm.ppf(1 - a) * se if kind == "bound" \
-                            else d[:, 2]
-                        f = score > est.tau
+                        f = situation_flags(d, rule, tau=est.tau, alpha_fitted=est.alpha_test)
                         res.setdefault((share, method, k, rule), []).append(
-                            (f[disc].mean(), (~f[clean]).mean(), seconds,
-                             ", ".join(map(str, est.q_))))
+                            (f[truth].mean(), (~f[clean[rows]]).mean(), seconds,
+                             ", ".join(map(str, est.q_)), oracle))
     return res
+
+
+def part_sizes(sizes, repeats, rules):
+    """TP / TN at K = 50, share 50%, against the number of rows, with the best threshold."""
+    out("## Against the number of rows (K = 50, share 50%)")
+    out()
+    out("Only the targets are transformed. \"best threshold\": the largest min(TP, TN) of "
+        "any rule diff > t over all t (an upper bound for every rule that thresholds diff), "
+        "mean over the repeats.")
+    out()
+    out("| rows | method | " + " | ".join(label(r) for r in rules)
+        + " | best threshold | Q learned (runs) |")
+    out("|---:|---|" + "---|" * len(rules) + "---:|---|")
+    for n in sizes:
+        res = evaluate(n, (0.5,), (50,), repeats, rules, targets_only=True)
+        for method in ("cbn", "knn"):
+            cells = []
+            for rule in rules:
+                v = np.array([x[:2] for x in res[(0.5, method, 50, rule)]]).mean(axis=0)
+                cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
+            runs = res[(0.5, method, 50, rules[0])]
+            oracle = np.mean([x[4] for x in runs])
+            qs = ""
+            if method == "cbn":
+                from collections import Counter
+
+                qs = "; ".join(f"{q} ({c})" for q, c in Counter(x[3] for x in runs).items())
+            out(f"| {n} | {method.upper()}-DD | " + " | ".join(cells)
+                + f" | {oracle:.3f} | {qs} |")
+    out()
 
 
 def part_bins(n, repeats):
@@ -94,7 +129,9 @@ def part_bins(n, repeats):
                 est = SituationTestingAuditor(protected="sex", protected_value="female",
                                               k=50, n_bins=n_bins).fit(X, y)
                 d = est.transform(X)
-                f, g = d[:, 3] > est.tau, d[:, 2] > est.tau
+                f = situation_flags(d, (est.flag_rule, est.bound, est.alpha_test), tau=est.tau,
+                                    alpha_fitted=est.alpha_test)
+                g = d[:, 2] > est.tau
                 rows.append((f[disc].mean(), (~f[clean]).mean(), g[disc].mean(),
                              (~g[clean]).mean(), len(est.q_)))
             v = np.mean(rows, axis=0)
@@ -134,6 +171,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=4000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4000, 20000, 60000],
+                        help="rows of the sweep against n (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="1 repeat, K = 50, share 0.5")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_mixed.md"))
     args = parser.parse_args(argv)
@@ -141,12 +180,13 @@ def main(argv=None):
     shares = (0.5,) if args.quick else (0.25, 0.5, 0.75, 1.0)
     ks = (50,) if args.quick else (10, 30, 50, 70, 90)
     default = SituationTestingAuditor()
-    rules = [("bound", "wald", default.alpha_test), ("tau", "wald", 0.1)]
+    rules = [(default.flag_rule, default.bound, default.alpha_test), ("tau", "wald", 0.1)]
 
     out("# Situation testing on mixed-type records with a planted bias")
     out()
     out(f"`python benchmarks/situation_testing_mixed.py --n-samples {args.n_samples} "
-        f"--repeats {repeats}{' --quick' if args.quick else ''}`; "
+        f"--repeats {repeats}{' --quick' if args.quick else ''} --sizes "
+        f"{' '.join(map(str, args.sizes))}`; "
         f"default rule: {default.set_params(protected='sex')._rule_text()}")
     out()
     X, y, disc, clean = make_planted_bias(args.n_samples, bias_share=0.5, random_state=0)
@@ -177,7 +217,8 @@ def main(argv=None):
     out()
     rule_shares = (0.5,) if args.quick else (0.5, 1.0)
     res = evaluate(args.n_samples, rule_shares, (50,), repeats, RULES)
-    out("## Flag rules at K = 50 (Wald bound at several one-sided levels)")
+    out("## Flag rules at K = 50 (Wald bound at several one-sided levels, "
+        f"{args.n_samples} rows)")
     out()
     out("| share | rule | CBN-DD TP / TN | KNN-DD TP / TN | min |")
     out("|---:|---|---|---|---:|")
@@ -190,6 +231,8 @@ def main(argv=None):
                 cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
             out(f"| {share:.0%} | {label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
     out()
+    part_sizes(args.sizes if not args.quick else [args.n_samples], repeats,
+               [RULES[2], RULES[5], RULES[0]])
     if not args.quick:
         part_bins(args.n_samples, repeats)
         part_scaling((1000, 4000, 16000, 64000))

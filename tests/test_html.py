@@ -298,8 +298,8 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
     sheet_text = " ".join(" ".join(c) for t in page.tables if t["section"] ==
                           f"person-{rows[0]['person']}" for c in page.table_cells(t))
     assert result["rule"] in sheet_text
-    assert re.search(r"diff_lower = 0\.\d{3} > tau = 0\.05: the one-sided 90% Wald lower "
-                     r"bound", page.text)
+    assert re.search(r"diff = p1 - p2 = 0\.\d{3} > tau = 0\.05", page.text)
+    assert re.search(r"diff_lower = 0\.\d{3} > 0: the one-sided 90% Wald lower bound", page.text)
     assert "(Q)" in page.text  # the causal graph, Q marked
 
 

@@ -125,7 +125,7 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
 
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
-              id=None, method="cbn", k=50, tau=0.05, flag_rule="bound", bound="wald",
+              id=None, method="cbn", k=50, tau=0.05, flag_rule="significant", bound="wald",
               alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
               interval=None, n_bins=5, seed=None, all_rows=False, format="csv", html=None,
               html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",

@@ -241,11 +241,13 @@ def build_parser():
                        help="tester pairs per row; courts usually ask for 50 (default: 50)")
     audit.add_argument("--tau", type=_probability, default=0.05,
                        help="the legal threshold on p1 - p2 (default: 0.05)")
-    audit.add_argument("--flag-rule", choices=["bound", "tau"], default="bound",
-                       help="'bound': flag when the lower confidence bound of p1 - p2, "
-                            "diff_lower, exceeds tau (a difference that holds up with 50 "
-                            "pairs); 'tau': when p1 - p2 itself does (the papers' rule, "
-                            "noisier) (default: bound)")
+    audit.add_argument("--flag-rule", choices=["significant", "bound", "tau"],
+                       default="significant",
+                       help="'significant': flag when p1 - p2 exceeds tau and its lower "
+                            "confidence bound, diff_lower, exceeds 0 (a gap above the "
+                            "threshold that is not chance); 'bound': when diff_lower "
+                            "exceeds tau (stricter); 'tau': when p1 - p2 exceeds tau (the "
+                            "papers' rule, noisier) (default: significant)")
     audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
                        help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
                             "Ruggieri) or 'newcombe' (hybrid score interval) "

@@ -82,9 +82,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     records, and compares their positive-decision rates: ``p1`` (unprotected
     testers), ``p2`` (protected testers) and ``diff = p1 - p2``, with a
     confidence interval of ``diff``. A person of the protected group who
-    received the negative decision is flagged as discriminated when the
-    lower confidence bound of ``diff`` exceeds ``tau`` (``flag_rule="bound"``,
-    the default) or when ``diff`` itself does (``flag_rule="tau"``).
+    received the negative decision is flagged as discriminated when ``diff``
+    exceeds ``tau`` and its lower confidence bound exceeds 0 (the gap is
+    larger than the legal threshold and significantly positive:
+    ``flag_rule="significant"``, the default), when the lower bound itself
+    exceeds ``tau`` (``flag_rule="bound"``, stricter) or when ``diff`` alone
+    does (``flag_rule="tau"``, the papers' rule).
 
     With ``method="cbn"`` (Zhang, Wu and Wu, Algorithm 1) the testers are the
     records closest in the decision's direct causes ``Q = Par(E) \\ {C}``,
@@ -110,10 +113,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Testers per side (tester pairs). It may not exceed either group.
     tau : float, default=0.05
         The legal threshold on ``diff``.
-    flag_rule : {"bound", "tau"}, default="bound"
-        ``"bound"``: flag when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value within
-        ``1e-12`` of ``tau`` (rounding of ``p1 - p2``) counts as equal to it.
+    flag_rule : {"significant", "bound", "tau"}, default="significant"
+        ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
+        (a one-sided test of ``p1 <= p2`` at level ``alpha_test`` rejects);
+        ``"bound"``: when ``diff_lower > tau``; ``"tau"``: when
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs). The default
+        was chosen by measurement (see the User Guide). A value within
+        ``1e-12`` of its threshold (rounding of ``p1 - p2``) counts as equal
+        to it.
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
@@ -258,7 +265,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "method": [StrOptions({"cbn", "knn"})],
         "k": [Interval(numbers.Integral, 1, None, closed="left")],
         "tau": [Interval(numbers.Real, -1, 1, closed="both")],
-        "flag_rule": [StrOptions({"bound", "tau"})],
+        "flag_rule": [StrOptions({"significant", "bound", "tau"})],
         "bound": [StrOptions(set(BOUNDS))],
         "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "positive_label": "no_validation",
@@ -282,7 +289,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         method: Literal["cbn", "knn"] = "cbn",
         k: int = 50,
         tau: float = 0.05,
-        flag_rule: Literal["bound", "tau"] = "bound",
+        flag_rule: Literal["significant", "bound", "tau"] = "significant",
         bound: Literal["wald", "newcombe"] = "wald",
         alpha_test: float | None = 0.1,
         positive_label: Any = None,
@@ -444,6 +451,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
         level = 100 * (1 - self._alpha_test())
+        if self.flag_rule == "significant":
+            return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
         return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
 
     def _alpha_test(self):
@@ -484,8 +493,13 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     def _flag(self, out, Z, y):
         negative = ~self._positive(y)
-        score = out[:, 3] if self.flag_rule == "bound" else out[:, 2]
-        return self._group(Z) & negative & exceeds(score, self.tau)
+        if self.flag_rule == "bound":
+            holds = exceeds(out[:, 3], self.tau)
+        elif self.flag_rule == "significant":
+            holds = exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
+        else:
+            holds = exceeds(out[:, 2], self.tau)
+        return self._group(Z) & negative & holds
 
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:

@@ -293,7 +293,7 @@ def test_report_holds_the_interval_and_the_rule():
     entry = rep[0]
     i = entry["row"]
     assert entry["diff_lower"] == out[i, 3] and entry["diff_upper"] == out[i, 4]
-    assert entry["rule"] == est.flag_rule_ == "diff_lower > 0 (wald, one-sided 90%)"
+    assert entry["rule"] == est.flag_rule_ == "diff > 0 and diff_lower > 0 (wald, one-sided 90%)"
     assert entry["diff_lower"] > 0
     assert entry["claimant"]["sex"] == "f" and entry["decision"] == 0
     long = rep.frame()
