@@ -245,8 +245,8 @@ def _audit_page(tmp_path, frame, *args, **options):
 
 def test_evidence_page_interval_rule_and_weights(tmp_path):
     frame = _mixed_decisions()
-    page, result, report = _audit_page(tmp_path, frame, "--interval", "income",
-                                       interval=["income"])
+    page, result, report = _audit_page(tmp_path, frame, "--interval", "income", "--binning",
+                                       "quantile", interval=["income"], binning="quantile")
     rows = result["rows"]
     assert [r["row"] for r in rows] == report.summary["row"].tolist()
     assert rows and "income" in result["q"]

@@ -360,7 +360,7 @@ def _interval_of(row):
 
 
 def _bin_label(edges, value):
-    """The quantile bin of ``value`` among the inner ``edges`` (as ``bin_edges_`` holds them)."""
+    """The bin of ``value`` among the inner ``edges`` (as ``bin_edges_`` holds them)."""
     edges = np.asarray(edges, dtype=np.float64)
     if edges.size == 0:
         return "all values"

@@ -273,10 +273,16 @@ def build_parser():
                             "at most 32 values)")
     audit.add_argument("--interval", nargs="+", metavar="COLUMN",
                        help="continuous columns: compared by their difference under knn; "
-                            "cut into --n-bins quantile bins under cbn and for the graph "
+                            "cut into at most --n-bins bins under cbn and for the graph "
                             "search (default for other numeric columns)")
     audit.add_argument("--n-bins", type=_at_least_two, default=5, metavar="N",
-                       help="cbn: quantile bins of each interval column (default: 5)")
+                       help="cbn: the largest number of bins of each interval column "
+                            "(default: 5)")
+    audit.add_argument("--binning", choices=["mdlp", "quantile"], default="mdlp",
+                       help="cbn: how interval columns are cut: 'mdlp', where the decision "
+                            "rate changes, only when the change is more than chance "
+                            "(Fayyad and Irani's rule); 'quantile', equal-frequency bins "
+                            "(default: mdlp)")
     audit.add_argument("--seed", type=int, default=None,
                        help="deprecated, changes nothing: equally close testers are no "
                             "longer drawn at random but weighted by the probability of "
