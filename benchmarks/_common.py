@@ -129,3 +129,43 @@ class Timer:
 
     def __exit__(self, *exc):
         self.seconds = time.perf_counter() - self.start
+
+
+def situation_flags(out, rule, *, tau, alpha_fitted):
+    """The flags of a situation-testing rule from ``transform``'s output.
+
+    ``rule`` is ``(kind, bound, alpha)`` with kind ``"significant"`` (diff >
+    tau and diff_lower > 0), ``"bound"`` (diff_lower > tau) or ``"tau"``
+    (diff > tau). The Wald lower bound at another level ``alpha`` is
+    ``diff - z_alpha * se``, with ``se`` recovered from the bound computed at
+    ``alpha_fitted``. Only for the Wald bound.
+    """
+    from scipy import stats
+
+    kind, _, alpha = rule
+    diff = out[:, 2]
+    se = (diff - out[:, 3]) / stats.norm.ppf(1 - alpha_fitted)
+    lower = diff - stats.norm.ppf(1 - alpha) * se
+    if kind == "tau":
+        return diff > tau
+    if kind == "bound":
+        return lower > tau
+    return (diff > tau) & (lower > 0)
+
+
+def best_threshold(scores, truth):
+    """The best ``min(TP, TN)`` of any rule ``score > t``, over all thresholds t.
+
+    ``truth`` is True for a discriminated target, False for a clean one.
+    An upper bound for every flag rule that thresholds ``score``.
+    """
+    import numpy as np
+
+    scores, truth = np.asarray(scores, dtype=float), np.asarray(truth, dtype=bool)
+    order = np.argsort(-scores, kind="stable")
+    s, t = scores[order], truth[order]
+    tp = np.cumsum(t) / max(t.sum(), 1)          # flag the first i + 1
+    tn = 1 - np.cumsum(~t) / max((~t).sum(), 1)
+    last = np.r_[s[1:] != s[:-1], True]           # cut only between distinct scores
+    best = np.minimum(tp, tn)[last]
+    return float(best.max(initial=0.0))

@@ -11,13 +11,17 @@ noise interval; region, colour nominal; edu ordinal).
 Prints TP and TN (shares of the two target sets flagged and cleared) of
 CBN-DD (learned Q) and KNN-DD, with the default rule and with ``diff > tau``,
 against the share of bias and K, with the time of ``fit`` + ``transform`` of
-all rows (seconds include fit); then the flag rules at K = 50; then the time
-and peak memory of CBN-DD with continuous parents against n, and CBN-DD
-against the number of quantile bins.
+all rows (seconds include fit); then the flag rules at K = 50; then the three
+rules against the number of rows, with the best ``min(TP, TN)`` that any
+threshold on ``diff`` reaches; then CBN-DD against the binning of interval
+columns (supervised MDL cuts or quantiles, and their number) with the share of
+runs that learn the true Q; then the time and peak memory of CBN-DD with
+continuous parents against n.
 
 Usage::
 
-    python benchmarks/situation_testing_mixed.py [--n-samples N] [--repeats R] [--quick]
+    python benchmarks/situation_testing_mixed.py [--n-samples N] [--repeats R]
+        [--sizes N ...] [--quick]
 
 Wrap it in ``flock /tmp/bench.lock`` on a shared machine. The output is also
 written to ``benchmarks/results/situation_testing_mixed.md``.
@@ -33,10 +37,13 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
+from _common import best_threshold, situation_flags  # noqa: E402
+
 from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
 from skfair_manifold.situation_testing._synthetic import make_planted_bias  # noqa: E402
 
-RULES = [("tau", "wald", 0.1)] + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)]
+RULES = ([("tau", "wald", 0.1)] + [("significant", "wald", a) for a in (0.05, 0.1, 0.2)]
+         + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)])
 LINES = []
 
 
@@ -47,59 +54,110 @@ def out(text=""):
 
 def label(rule):
     kind, bound, a = rule
-    return "diff > tau" if kind == "tau" else f"{bound} {100 * (1 - a):g}%"
+    if kind == "tau":
+        return "diff > tau"
+    level = f"{bound} {100 * (1 - a):g}%"
+    return (f"diff > tau and diff_lower > 0 ({level})" if kind == "significant"
+            else f"diff_lower > tau ({level})")
 
 
-def evaluate(n, shares, ks, repeats, rules):
-    """TP, TN, seconds and Q per (share, method, k, rule): one transform per run.
+METHODS = (("cbn", {"method": "cbn"}), ("knn", {"method": "knn"}))
 
-    The Wald bound at another level is ``diff - z' (diff - diff_lower) / z``.
+
+def evaluate(n, shares, ks, repeats, rules, *, targets_only=False, methods=METHODS):
+    """TP, TN, seconds, Q and the best threshold per (share, method, k, rule).
+
+    One fit and one transform per run (of every row, or of the targets only);
+    the rules are read from the transform (``situation_flags``). ``methods``
+    holds (label, auditor options).
     """
-    from scipy import stats
-
     res = {}
     for share in shares:
         for r in range(repeats):
             X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
-            for method in ("cbn", "knn"):
+            rows = np.flatnonzero(disc | clean) if targets_only else np.arange(n)
+            for method, options in methods:
                 for k in ks:
                     t = time.perf_counter()
                     est = SituationTestingAuditor(protected="sex", protected_value="female",
-                                                  method=method, k=k, bound="wald").fit(X, y)
-                    d = est.transform(X)
+                                                  k=k, bound="wald", **options).fit(X, y)
+                    d = est.transform(X.iloc[rows])
                     seconds = time.perf_counter() - t
-                    se = (d[:, 2] - d[:, 3]) / stats.norm.ppf(1 - est.alpha_test)
+                    truth, known = disc[rows], (disc | clean)[rows]
+                    oracle = best_threshold(d[known, 2], truth[known])
                     for rule in rules:
-                        kind, _, a = rule
-                        score = d[:, 2] - stats.norm.ppf(1 - a) * se if kind == "bound" \
-                            else d[:, 2]
-                        f = score > est.tau
+                        f = situation_flags(d, rule, tau=est.tau, alpha_fitted=est.alpha_test)
                         res.setdefault((share, method, k, rule), []).append(
-                            (f[disc].mean(), (~f[clean]).mean(), seconds,
-                             ", ".join(map(str, est.q_))))
+                            (f[truth].mean(), (~f[clean[rows]]).mean(), seconds,
+                             ", ".join(map(str, est.q_)), oracle))
     return res
 
 
-def part_bins(n, repeats):
-    """CBN-DD (learned Q) against the number of quantile bins of interval columns."""
-    out("## CBN-DD against the number of quantile bins (K = 50, learned Q)")
+def part_sizes(sizes, repeats, rules):
+    """TP / TN at K = 50, share 50%, against the number of rows, with the best threshold."""
+    out("## Against the number of rows (K = 50, share 50%)")
     out()
-    out("| share | n_bins | default rule TP / TN | diff > tau TP / TN | mean size of Q |")
-    out("|---:|---:|---|---|---:|")
-    for share in (0.5, 1.0):
-        for n_bins in (2, 3, 5, 8, 12, 20):
-            rows = []
-            for r in range(repeats):
-                X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
-                est = SituationTestingAuditor(protected="sex", protected_value="female",
-                                              k=50, n_bins=n_bins).fit(X, y)
-                d = est.transform(X)
-                f, g = d[:, 3] > est.tau, d[:, 2] > est.tau
-                rows.append((f[disc].mean(), (~f[clean]).mean(), g[disc].mean(),
-                             (~g[clean]).mean(), len(est.q_)))
-            v = np.mean(rows, axis=0)
-            out(f"| {share:.0%} | {n_bins} | {v[0]:.3f} / {v[1]:.3f} | {v[2]:.3f} / {v[3]:.3f}"
-                f" | {v[4]:.1f} |")
+    out("Only the targets are transformed. \"best threshold\": the largest min(TP, TN) of "
+        "any rule diff > t over all t (an upper bound for every rule that thresholds diff), "
+        "mean over the repeats.")
+    out()
+    out("| rows | method | " + " | ".join(label(r) for r in rules)
+        + " | best threshold | Q learned (runs) |")
+    out("|---:|---|" + "---|" * len(rules) + "---:|---|")
+    methods = (("CBN-DD", {"method": "cbn"}),
+               ("CBN-DD quantile bins", {"method": "cbn", "binning": "quantile"}),
+               ("KNN-DD", {"method": "knn"}))
+    for n in sizes:
+        res = evaluate(n, (0.5,), (50,), repeats, rules, targets_only=True, methods=methods)
+        for method, _ in methods:
+            cells = []
+            for rule in rules:
+                v = np.array([x[:2] for x in res[(0.5, method, 50, rule)]]).mean(axis=0)
+                cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
+            runs = res[(0.5, method, 50, rules[0])]
+            oracle = np.mean([x[4] for x in runs])
+            qs = ""
+            if method.startswith("CBN"):
+                from collections import Counter
+
+                qs = "; ".join(f"{q} ({c})" for q, c in Counter(x[3] for x in runs).items())
+            out(f"| {n} | {method} | " + " | ".join(cells)
+                + f" | {oracle:.3f} | {qs} |")
+    out()
+
+
+def part_bins(sizes, repeats):
+    """CBN-DD (learned Q) against the binning rule and the number of bins."""
+    out("## CBN-DD against the binning of interval columns (K = 50, learned Q, share 50%)")
+    out()
+    out("The true parents of the decision are income, age, edu and region (age through a "
+        "step at 25).")
+    out()
+    out("| rows | binning | n_bins | default rule TP / TN | best threshold | mean size of Q | "
+        "runs with the true Q | mean bins of income, age, noise |")
+    out("|---:|---|---:|---|---:|---:|---:|---|")
+    truth = {"income", "age", "edu", "region"}
+    for n in sizes:
+        for binning in ("mdlp", "quantile"):
+            for n_bins in (2, 3, 5, 8, 12):
+                rows = []
+                for r in range(repeats):
+                    X, y, disc, clean = make_planted_bias(n, bias_share=0.5, random_state=r)
+                    tg = disc | clean
+                    est = SituationTestingAuditor(protected="sex", protected_value="female",
+                                                  k=50, n_bins=n_bins,
+                                                  binning=binning).fit(X, y)
+                    d = est.transform(X[tg])
+                    f = est.flag(X[tg], y[tg])
+                    lab = disc[tg]
+                    rows.append((f[lab].mean(), (~f[~lab]).mean(),
+                                 best_threshold(d[:, 2], lab), len(est.q_),
+                                 set(est.q_) == truth,
+                                 *(len(est.bin_edges_[c]) + 1 for c in ("income", "age", "noise"))))
+                v = np.mean(rows, axis=0)
+                out(f"| {n} | {binning} | {n_bins} | {v[0]:.3f} / {v[1]:.3f} | {v[2]:.3f} | "
+                    f"{v[3]:.1f} | {int(round(v[4] * repeats))} of {repeats} | "
+                    f"{v[5]:.1f}, {v[6]:.1f}, {v[7]:.1f} |")
     out()
 
 
@@ -134,6 +192,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=4000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[4000, 20000, 60000],
+                        help="rows of the sweep against n (default: %(default)s)")
     parser.add_argument("--quick", action="store_true", help="1 repeat, K = 50, share 0.5")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_mixed.md"))
     args = parser.parse_args(argv)
@@ -141,12 +201,13 @@ def main(argv=None):
     shares = (0.5,) if args.quick else (0.25, 0.5, 0.75, 1.0)
     ks = (50,) if args.quick else (10, 30, 50, 70, 90)
     default = SituationTestingAuditor()
-    rules = [("bound", "wald", default.alpha_test), ("tau", "wald", 0.1)]
+    rules = [(default.flag_rule, default.bound, default.alpha_test), ("tau", "wald", 0.1)]
 
     out("# Situation testing on mixed-type records with a planted bias")
     out()
     out(f"`python benchmarks/situation_testing_mixed.py --n-samples {args.n_samples} "
-        f"--repeats {repeats}{' --quick' if args.quick else ''}`; "
+        f"--repeats {repeats}{' --quick' if args.quick else ''} --sizes "
+        f"{' '.join(map(str, args.sizes))}`; "
         f"default rule: {default.set_params(protected='sex')._rule_text()}")
     out()
     X, y, disc, clean = make_planted_bias(args.n_samples, bias_share=0.5, random_state=0)
@@ -177,7 +238,8 @@ def main(argv=None):
     out()
     rule_shares = (0.5,) if args.quick else (0.5, 1.0)
     res = evaluate(args.n_samples, rule_shares, (50,), repeats, RULES)
-    out("## Flag rules at K = 50 (Wald bound at several one-sided levels)")
+    out("## Flag rules at K = 50 (Wald bound at several one-sided levels, "
+        f"{args.n_samples} rows)")
     out()
     out("| share | rule | CBN-DD TP / TN | KNN-DD TP / TN | min |")
     out("|---:|---|---|---|---:|")
@@ -190,8 +252,10 @@ def main(argv=None):
                 cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
             out(f"| {share:.0%} | {label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
     out()
+    part_sizes(args.sizes if not args.quick else [args.n_samples], repeats,
+               [RULES[2], RULES[5], RULES[0]])
     if not args.quick:
-        part_bins(args.n_samples, repeats)
+        part_bins(args.sizes, repeats)
         part_scaling((1000, 4000, 16000, 64000))
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text("\n".join(LINES) + "\n")

@@ -56,9 +56,10 @@ ax = plot_causal_graph(auditor)
 # and its one-sided confidence bounds ``diff_lower`` and ``diff_upper`` (at
 # level ``1 - alpha_test``: 95% here). Equally similar testers are not drawn
 # at random but weighted, so ``random_state`` changes nothing. ``flag`` marks
-# the protected rows with a negative decision and ``diff_lower > tau`` (the
-# default ``flag_rule="bound"``: a difference that holds up; ``flag_rule="tau"``
-# compares ``diff`` itself).
+# the protected rows with a negative decision, ``diff > tau`` and
+# ``diff_lower > 0`` (the default ``flag_rule="significant"``: a gap above the
+# threshold that is not chance; ``flag_rule="bound"`` asks ``diff_lower > tau``,
+# ``flag_rule="tau"`` compares ``diff`` alone).
 scores = pd.DataFrame(auditor.transform(X), columns=auditor.get_feature_names_out())
 flagged = auditor.flag(X, y)
 print(scores.describe().loc[["mean", "min", "max"]].round(3).to_string())

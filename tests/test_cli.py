@@ -702,7 +702,9 @@ def test_audit_attribute_kinds_reach_the_auditor(capsys, mixed_csv):
     assert kinds["x2"] == "ordinal" and kinds["x0"] == kinds["income"] == "interval"
     assert set(declared["bin_edges"]) == {"x0", "income"}
     assert all(len(edges) <= 2 for edges in declared["bin_edges"].values())  # 3 bins
-    assert len(default["bin_edges"]["income"]) == 4  # the auditor's 5 bins
+    assert 1 <= len(default["bin_edges"]["income"]) <= 4  # at most the auditor's 5 bins
+    quantile = audit_json(capsys, path, "-k", "20", "--binning", "quantile")
+    assert len(quantile["bin_edges"]["income"]) == 4  # 5 quantile bins
     # the CLI's rows are the auditor's, for the same declaration
     _, report = python_report(frame, k=20, nominal=["region", "x1"], ordinal=["x2"],
                               interval=["x0", "income"], n_bins=3)
@@ -732,10 +734,15 @@ def test_audit_bad_attribute_kinds(capsys, mixed_csv):
 
 def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
     path, frame, _ = decisions_csv
-    bound = audit_json(capsys, path, "-k", "20")
+    bound = audit_json(capsys, path, "-k", "20", "--flag-rule", "bound")
     tau = audit_json(capsys, path, "-k", "20", "--flag-rule", "tau")
+    default = audit_json(capsys, path, "-k", "20")
     assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"
     assert tau["rule"] == "diff > 0.05"
+    assert default["rule"] == "diff > 0.05 and diff_lower > 0 (wald, one-sided 90%)"
+    assert all(r["diff"] > 0.05 and r["diff_lower"] > 0 for r in default["rows"])
+    assert ({r["row"] for r in bound["rows"]} <= {r["row"] for r in default["rows"]}
+            <= {r["row"] for r in tau["rows"]})
     assert all(r["rule"] == bound["rule"] and r["diff_lower"] > 0.05 for r in bound["rows"])
     assert all(r["rule"] == tau["rule"] and r["diff"] > 0.05 for r in tau["rows"])
     assert any(r["diff_lower"] <= 0.05 for r in tau["rows"])  # the bound is stricter
@@ -743,10 +750,11 @@ def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
     # every flagged person's interval holds its diff
     assert all(r["diff_lower"] <= r["diff"] <= r["diff_upper"] for r in bound["rows"])
     newcombe = audit_json(capsys, path, "-k", "20", "--bound", "newcombe",
-                          "--alpha-test", "0.2")
+                          "--alpha-test", "0.2", "--flag-rule", "bound")
     assert newcombe["rule"] == "diff_lower > 0.05 (newcombe, one-sided 80%)"
     assert newcombe["bound"] == "newcombe" and newcombe["alpha_test"] == 0.2
-    _, report = python_report(frame, k=20, bound="newcombe", alpha_test=0.2)
+    _, report = python_report(frame, k=20, bound="newcombe", alpha_test=0.2,
+                              flag_rule="bound")
     assert [r["row"] for r in newcombe["rows"]] == report.summary["row"].tolist()
     np.testing.assert_allclose([r["diff_upper"] for r in newcombe["rows"]],
                                report.summary["diff_upper"], rtol=1e-5, atol=1e-6)

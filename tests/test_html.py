@@ -244,9 +244,10 @@ def _audit_page(tmp_path, frame, *args, **options):
 
 
 def test_evidence_page_interval_rule_and_weights(tmp_path):
-    frame = _mixed_decisions()
-    page, result, report = _audit_page(tmp_path, frame, "--interval", "income",
-                                       interval=["income"])
+    # without x0, income (x0 times 1000 plus noise) is the parent that carries it
+    frame = _mixed_decisions().drop(columns=["x0"])
+    page, result, report = _audit_page(tmp_path, frame, "--interval", "income", "--binning",
+                                       "quantile", interval=["income"], binning="quantile")
     rows = result["rows"]
     assert [r["row"] for r in rows] == report.summary["row"].tolist()
     assert rows and "income" in result["q"]
@@ -298,8 +299,8 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
     sheet_text = " ".join(" ".join(c) for t in page.tables if t["section"] ==
                           f"person-{rows[0]['person']}" for c in page.table_cells(t))
     assert result["rule"] in sheet_text
-    assert re.search(r"diff_lower = 0\.\d{3} > tau = 0\.05: the one-sided 90% Wald lower "
-                     r"bound", page.text)
+    assert re.search(r"diff = p1 - p2 = 0\.\d{3} > tau = 0\.05", page.text)
+    assert re.search(r"diff_lower = 0\.\d{3} > 0: the one-sided 90% Wald lower bound", page.text)
     assert "(Q)" in page.text  # the causal graph, Q marked
 
 

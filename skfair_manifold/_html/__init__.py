@@ -360,7 +360,7 @@ def _interval_of(row):
 
 
 def _bin_label(edges, value):
-    """The quantile bin of ``value`` among the inner ``edges`` (as ``bin_edges_`` holds them)."""
+    """The bin of ``value`` among the inner ``edges`` (as ``bin_edges_`` holds them)."""
     edges = np.asarray(edges, dtype=np.float64)
     if edges.size == 0:
         return "all values"
@@ -460,15 +460,18 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
             sides.append({"label": label, "lines": lines, "n_records": positions.shape[0],
                           "n": row["n1"] if side == "unprotected" else row["n2"],
                           "rate": row["p1"] if side == "unprotected" else row["p2"]})
-        score = "diff_lower" if summary["flag_rule"] == "bound" else "diff"
         rule = [f"{protected} = {summary['protected_value']} (the protected group)",
                 f"{decision} = {claimant[decision]} (a negative decision)"]
-        if score == "diff_lower":
+        if summary["flag_rule"] == "bound":
             rule.append(f"diff_lower = {_num(row['diff_lower'])} > tau = {summary['tau']:g}: "
                         f"the one-sided {level} {summary['bound'].capitalize()} lower bound "
                         f"of p1 - p2 exceeds the threshold")
         else:
             rule.append(f"diff = p1 - p2 = {_num(row['diff'])} > tau = {summary['tau']:g}")
+        if summary["flag_rule"] == "significant":
+            rule.append(f"diff_lower = {_num(row['diff_lower'])} > 0: the one-sided {level} "
+                        f"{summary['bound'].capitalize()} lower bound of p1 - p2 is positive "
+                        f"(the gap is not chance)")
         sheets.append({**entry, "rule": rule, "rule_text": str(row["rule"]), "sides": sides,
                        "claimant": [{"name": c, "value": _value(claimant[c]), "q": c in q,
                                      "bin": _shown(claimant[c], c, bins) if c in bins

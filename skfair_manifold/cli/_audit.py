@@ -125,9 +125,9 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
 
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
-              id=None, method="cbn", k=50, tau=0.05, flag_rule="bound", bound="wald",
+              id=None, method="cbn", k=50, tau=0.05, flag_rule="significant", bound="wald",
               alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
-              interval=None, n_bins=5, seed=None, all_rows=False, format="csv", html=None,
+              interval=None, n_bins=5, binning="mdlp", seed=None, all_rows=False, format="csv", html=None,
               html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
               output=None, csv_escape=True):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
@@ -170,7 +170,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     auditor = SituationTestingAuditor(
         protected=protected, protected_value=protected_value, method=method, k=k, tau=tau,
         flag_rule=flag_rule, bound=bound, positive_label=positive_label, graph=graph_value,
-        nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, n_jobs=n_jobs,
+        nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, binning=binning,
+        n_jobs=n_jobs,
         **{name: value for name, value in options.items() if value is not None})
     if not quiet:
         for given, note in ((seed, MSG_SEED_UNUSED), (batch_size, MSG_BATCH_UNUSED)):

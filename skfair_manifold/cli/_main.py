@@ -241,11 +241,13 @@ def build_parser():
                        help="tester pairs per row; courts usually ask for 50 (default: 50)")
     audit.add_argument("--tau", type=_probability, default=0.05,
                        help="the legal threshold on p1 - p2 (default: 0.05)")
-    audit.add_argument("--flag-rule", choices=["bound", "tau"], default="bound",
-                       help="'bound': flag when the lower confidence bound of p1 - p2, "
-                            "diff_lower, exceeds tau (a difference that holds up with 50 "
-                            "pairs); 'tau': when p1 - p2 itself does (the papers' rule, "
-                            "noisier) (default: bound)")
+    audit.add_argument("--flag-rule", choices=["significant", "bound", "tau"],
+                       default="significant",
+                       help="'significant': flag when p1 - p2 exceeds tau and its lower "
+                            "confidence bound, diff_lower, exceeds 0 (a gap above the "
+                            "threshold that is not chance); 'bound': when diff_lower "
+                            "exceeds tau (stricter); 'tau': when p1 - p2 exceeds tau (the "
+                            "papers' rule, noisier) (default: significant)")
     audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
                        help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
                             "Ruggieri) or 'newcombe' (hybrid score interval) "
@@ -271,10 +273,16 @@ def build_parser():
                             "at most 32 values)")
     audit.add_argument("--interval", nargs="+", metavar="COLUMN",
                        help="continuous columns: compared by their difference under knn; "
-                            "cut into --n-bins quantile bins under cbn and for the graph "
+                            "cut into at most --n-bins bins under cbn and for the graph "
                             "search (default for other numeric columns)")
     audit.add_argument("--n-bins", type=_at_least_two, default=5, metavar="N",
-                       help="cbn: quantile bins of each interval column (default: 5)")
+                       help="cbn: the largest number of bins of each interval column "
+                            "(default: 5)")
+    audit.add_argument("--binning", choices=["mdlp", "quantile"], default="mdlp",
+                       help="cbn: how interval columns are cut: 'mdlp', where the decision "
+                            "rate changes, only when the change is more than chance "
+                            "(Fayyad and Irani's rule); 'quantile', equal-frequency bins "
+                            "(default: mdlp)")
     audit.add_argument("--seed", type=int, default=None,
                        help="deprecated, changes nothing: equally close testers are no "
                             "longer drawn at random but weighted by the probability of "

@@ -21,6 +21,7 @@ from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
 from ._knn import KNNSelector
 from ._records import KINDS, Records, Units, check_no_datetime
+from ._discretize import BINNINGS
 from ._structure import TESTS, graph_to_parents, local_parent_search, pc_parents
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
@@ -82,9 +83,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     records, and compares their positive-decision rates: ``p1`` (unprotected
     testers), ``p2`` (protected testers) and ``diff = p1 - p2``, with a
     confidence interval of ``diff``. A person of the protected group who
-    received the negative decision is flagged as discriminated when the
-    lower confidence bound of ``diff`` exceeds ``tau`` (``flag_rule="bound"``,
-    the default) or when ``diff`` itself does (``flag_rule="tau"``).
+    received the negative decision is flagged as discriminated when ``diff``
+    exceeds ``tau`` and its lower confidence bound exceeds 0 (the gap is
+    larger than the legal threshold and significantly positive:
+    ``flag_rule="significant"``, the default), when the lower bound itself
+    exceeds ``tau`` (``flag_rule="bound"``, stricter) or when ``diff`` alone
+    does (``flag_rule="tau"``, the papers' rule).
 
     With ``method="cbn"`` (Zhang, Wu and Wu, Algorithm 1) the testers are the
     records closest in the decision's direct causes ``Q = Par(E) \\ {C}``,
@@ -110,10 +114,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Testers per side (tester pairs). It may not exceed either group.
     tau : float, default=0.05
         The legal threshold on ``diff``.
-    flag_rule : {"bound", "tau"}, default="bound"
-        ``"bound"``: flag when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value within
-        ``1e-12`` of ``tau`` (rounding of ``p1 - p2``) counts as equal to it.
+    flag_rule : {"significant", "bound", "tau"}, default="significant"
+        ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
+        (a one-sided test of ``p1 <= p2`` at level ``alpha_test`` rejects);
+        ``"bound"``: when ``diff_lower > tau``; ``"tau"``: when
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs). The default
+        was chosen by measurement (see the User Guide). A value within
+        ``1e-12`` of its threshold (rounding of ``p1 - p2``) counts as equal
+        to it.
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
@@ -161,13 +169,21 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Columns declared nominal (compared by equality), ordinal (ordered
         codes, compared by ``|a - b| / range``) or interval (continuous:
         KNN-DD compares them like ordinal ones, CBN-DD and the structure
-        search use their ``n_bins`` quantile bins). Columns not declared are
+        search use their bins, see ``binning``). Columns not declared are
         inferred: strings, booleans and categoricals are nominal; numbers
         are ordinal when they are integers with at most 32 distinct values,
         else interval.
     n_bins : int, default=5
-        Quantile bins of each interval column for CBN-DD and the structure
-        search (fewer when quantiles coincide); kept in ``bin_edges_``.
+        The largest number of bins of each interval column for CBN-DD and
+        the structure search; kept in ``bin_edges_``.
+    binning : {"mdlp", "quantile"}, default="mdlp"
+        How interval columns are binned. ``"mdlp"``: supervised cuts of
+        Fayyad and Irani's minimum description length rule, made where the
+        decision rate changes and only when the change pays for the cut (an
+        attribute unrelated to the decision gets one bin), best first up to
+        ``n_bins`` bins. ``"quantile"``: ``n_bins`` equal-frequency bins
+        (fewer when quantiles coincide). The default was chosen by
+        measurement (see the User Guide).
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.
@@ -282,7 +298,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "method": [StrOptions({"cbn", "knn"})],
         "k": [Interval(numbers.Integral, 1, None, closed="left")],
         "tau": [Interval(numbers.Real, -1, 1, closed="both")],
-        "flag_rule": [StrOptions({"bound", "tau"})],
+        "flag_rule": [StrOptions({"significant", "bound", "tau"})],
         "bound": [StrOptions(set(BOUNDS))],
         "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
         "positive_label": "no_validation",
@@ -296,6 +312,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "ordinal": ["array-like", None],
         "interval": ["array-like", None],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+        "binning": [StrOptions(set(BINNINGS))],
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
     }
@@ -308,7 +325,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         method: Literal["cbn", "knn"] = "cbn",
         k: int = 50,
         tau: float = 0.05,
-        flag_rule: Literal["bound", "tau"] = "bound",
+        flag_rule: Literal["significant", "bound", "tau"] = "significant",
         bound: Literal["wald", "newcombe"] = "wald",
         alpha_test: float | None = 0.1,
         positive_label: Any = None,
@@ -322,6 +339,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         ordinal: list | None = None,
         interval: list | None = None,
         n_bins: int = 5,
+        binning: Literal["mdlp", "quantile"] = "mdlp",
         n_jobs: int | None = None,
         random_state: Any = None,
     ) -> None:
@@ -344,6 +362,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.ordinal = ordinal
         self.interval = interval
         self.n_bins = n_bins
+        self.binning = binning
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -407,6 +426,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         for which, size in zip(("unprotected", "protected"), sizes):
             if self.k > size:
                 raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
+        records.fit_bins(positive, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}
         self.identifier_columns_ = [columns[j] for j in records.identifiers]
@@ -476,6 +496,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
         level = 100 * (1 - self._alpha_test())
+        if self.flag_rule == "significant":
+            return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
         return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
 
     def _alpha_test(self):
@@ -516,8 +538,13 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
     def _flag(self, out, Z, y):
         negative = ~self._positive(y)
-        score = out[:, 3] if self.flag_rule == "bound" else out[:, 2]
-        return self._group(Z) & negative & exceeds(score, self.tau)
+        if self.flag_rule == "bound":
+            holds = exceeds(out[:, 3], self.tau)
+        elif self.flag_rule == "significant":
+            holds = exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
+        else:
+            holds = exceeds(out[:, 2], self.tau)
+        return self._group(Z) & negative & holds
 
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:

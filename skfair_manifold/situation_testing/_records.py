@@ -7,8 +7,9 @@ Everything the two selectors need to know about the data, computed once at
   inferred, and the checks that make a bad column a clear error;
 * the encoding: numbers stay numbers, strings become the index of their
   sorted fitted category (an unseen category gets -1);
-* the quantile bins of the interval columns, used by CBN-DD and the
-  structure search (KNN-DD keeps interval columns continuous);
+* the bins of the interval columns (``_discretize``: supervised MDL cuts or
+  quantiles), used by CBN-DD and the structure search (KNN-DD keeps interval
+  columns continuous);
 * the identifier-like columns, left out of the attributes compared;
 * the *units*: records identical in every column and in the decision; and
   the look-up of a query row among them (a query equal to a fitted record is
@@ -21,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..utils._validation import did_you_mean, locate_column
+from ._discretize import bin_edges
 
 MSG_KIND_COLUMN = "{param} names {column!r}, which is not a column of X.{hint}"
 MSG_KIND_TWICE = "column {column!r} is declared both {first} and {second}; give it one kind."
@@ -126,7 +128,9 @@ class Records:
         ``kind -> list of columns`` from the auditor's ``nominal``,
         ``ordinal`` and ``interval`` parameters.
     n_bins : int
-        Quantile bins of each interval column (CBN-DD, structure search).
+        The largest number of bins of each interval column (CBN-DD,
+        structure search); the edges are made by :meth:`fit_bins` once the
+        decision is known.
     """
 
     def __init__(self, X_raw, X, columns, protected_index, declared, n_bins):
@@ -204,10 +208,16 @@ class Records:
                 raise ValueError(MSG_RANGE_OVERFLOW.format(column=columns[j], low=self.low[j],
                                                            high=self.high[j]))
         self.ranges = ranges
+        self.n_bins = n_bins
         self.bin_edges = {}
-        for j in np.flatnonzero(self.interval):
-            qs = np.quantile(Z[:, j], np.linspace(0, 1, n_bins + 1)[1:-1])
-            self.bin_edges[j] = np.unique(qs)
+
+    def fit_bins(self, positive, *, binning):
+        """Bin edges of every interval column (``_discretize``), from the decision."""
+        self.binning = binning
+        self.bin_edges = {int(j): bin_edges(self.Z[:, j], positive, n_bins=self.n_bins,
+                                            binning=binning)
+                          for j in np.flatnonzero(self.interval)}
+        return self
 
     # --- encoding ---------------------------------------------------------------------
     def _encode_column(self, j, col):
@@ -249,7 +259,7 @@ class Records:
         return np.unique(self.Z[:, j]).shape[0] >= IDENTIFIER_SHARE * n
 
     def binned(self, Z):
-        """Interval columns replaced by their quantile bin index (0 .. bins-1)."""
+        """Interval columns replaced by their bin index (0 .. bins-1)."""
         B = Z.copy()
         for j, edges in self.bin_edges.items():
             B[:, j] = np.searchsorted(edges, Z[:, j], side="right")

@@ -188,7 +188,7 @@ def test_pc_structure_finds_the_parents():
 
 def test_wald_lower_bound():
     X, y = data(n=600, seed=4)
-    a = est(k=30, graph=[0, 1], alpha_test=0.05, bound="wald").fit(X, y)
+    a = est(k=30, graph=[0, 1], alpha_test=0.05, bound="wald", flag_rule="bound").fit(X, y)
     out = a.transform(X)
     assert a.get_feature_names_out().tolist() == ["p1", "p2", "diff", "diff_lower",
                                                   "diff_upper"]
@@ -210,6 +210,16 @@ def test_wald_lower_bound():
     np.testing.assert_allclose(high, diff + z * se)
     loose = est(k=30, graph=[0, 1], flag_rule="tau").fit(X, y).flag(X, y)
     assert flags.sum() <= loose.sum() and not (flags & ~loose).any()
+    # the default rule: diff > tau and diff_lower > 0; with tau >= 0 it lies between the two
+    middle = est(k=30, graph=[0, 1], alpha_test=0.05).fit(X, y)
+    assert middle.flag_rule == "significant"
+    assert middle.flag_rule_ == "diff > 0.05 and diff_lower > 0 (wald, one-sided 95%)"
+    between = middle.flag(X, y)
+    assert not (flags & ~between).any() and not (between & ~loose).any()
+    assert flags.sum() <= between.sum() <= loose.sum()
+    negative_women = (X[:, 0] == 1) & (y == 0)
+    expected = negative_women & (out[:, 2] > middle.tau + 1e-12) & (out[:, 3] > 1e-12)
+    np.testing.assert_array_equal(between, expected)
 
 
 def test_string_columns_and_dataframe_names():

@@ -182,24 +182,33 @@ def quantile_bins(x, n_bins):
     return np.searchsorted(edges, x, side="right").astype(float)
 
 
-def test_cbn_dd_on_interval_columns_equals_the_reference_on_their_bins():
+@pytest.mark.parametrize("binning", ["quantile", "mdlp"])
+def test_cbn_dd_on_interval_columns_equals_the_reference_on_their_bins(binning):
+    from test_discretize import mdlp_reference
     from test_references import cbn_reference, comparable_rows
 
     rng = np.random.RandomState(3)
-    n = 150
+    n = 300
     c = rng.randint(0, 2, n).astype(float)
     income = rng.lognormal(10, 0.6, n)
     a = rng.randint(0, 3, n).astype(float)
-    y = (rng.rand(n) < 0.15 + 0.2 * a + 0.2 * (income > np.median(income)) - 0.2 * c)
+    y = (rng.rand(n) < 0.1 + 0.15 * a + 0.4 * (income > np.median(income)) - 0.1 * c)
     y = y.astype(int)
     X = np.column_stack([c, income, a])
     est = SituationTestingAuditor(protected=0, protected_value=1, k=7, graph=[0, 1, 2],
-                                  interval=[1], ordinal=[2], n_bins=4).fit(X, y)
+                                  interval=[1], ordinal=[2], n_bins=4,
+                                  binning=binning).fit(X, y)
     assert est.attribute_kinds_[1] == "interval"
-    np.testing.assert_allclose(est.bin_edges_[1],
-                               np.quantile(income, [0.25, 0.5, 0.75]))
+    if binning == "quantile":
+        expected = np.quantile(income, [0.25, 0.5, 0.75])
+        bins = quantile_bins(income, 4)
+    else:
+        expected = mdlp_reference(income, y, 4)
+        bins = np.searchsorted(expected, income, side="right").astype(float)
+        assert len(expected) >= 1
+    np.testing.assert_allclose(est.bin_edges_[1], expected)
     got = est.transform(X)
-    Xb = np.column_stack([c, quantile_bins(income, 4), a])
+    Xb = np.column_stack([c, bins, a])
     ref = cbn_reference(Xb, y, 7, [1, 2], 1.0)
     rows = comparable_rows(X, y)
     np.testing.assert_allclose(got[rows, :2], ref[rows])
@@ -293,7 +302,7 @@ def test_report_holds_the_interval_and_the_rule():
     entry = rep[0]
     i = entry["row"]
     assert entry["diff_lower"] == out[i, 3] and entry["diff_upper"] == out[i, 4]
-    assert entry["rule"] == est.flag_rule_ == "diff_lower > 0 (wald, one-sided 90%)"
+    assert entry["rule"] == est.flag_rule_ == "diff > 0 and diff_lower > 0 (wald, one-sided 90%)"
     assert entry["diff_lower"] > 0
     assert entry["claimant"]["sex"] == "f" and entry["decision"] == 0
     long = rep.frame()
