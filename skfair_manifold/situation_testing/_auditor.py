@@ -146,12 +146,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     alpha : float, default=0.01
         Significance level of the structure learning tests.
     structure_test : {"g", "cmh", "g+cmh"}, default="g"
-        The conditional independence test of the local search: the G-test,
-        the generalized Cochran-Mantel-Haenszel test (``levels - 1`` degrees
-        of freedom whatever the number of strata, valid with sparse strata,
-        no power against an association that changes direction across
-        strata), or both at ``alpha / 2`` each (the CMH test alone where the
-        table has fewer than 5 rows per cell).
+        The conditional independence test of the local search: the G-test
+        where its chi-squared approximation holds (Cochran's rule: at most
+        20% of the cells expect fewer than 5 rows), else the CMH test; the
+        generalized Cochran-Mantel-Haenszel test alone (``levels - 1``
+        degrees of freedom whatever the number of strata, valid with sparse
+        strata, no power against an association that changes direction
+        across strata); or both at ``alpha / 2`` each (the CMH test alone
+        where the table is sparse).
     max_depth : int or None, default=3
         The largest conditioning set of the local search (None: no bound).
         The search costs ``p`` marginal tests, then, for the ``c`` columns
@@ -223,8 +225,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         ``n_tests`` (tests run), ``depth`` (the largest conditioning set
         of the elimination, at most ``max_depth``), ``depth_bound_hit``
         (whether ``max_depth`` stopped the search while larger sets were
-        left), ``n_skipped`` (sparse G-tests
-        skipped), ``re_added`` (columns re-admitted by the repair step),
+        left), ``n_skipped`` (G-tests too sparse to run, decided by the
+        CMH test), ``re_added`` (columns re-admitted by the repair step),
         ``sepsets`` (per removed column, its separating set and p-value) and
         the identifier-like columns left out (empty when a graph was given;
         only the algorithm and the identifier columns for ``structure="pc"``).

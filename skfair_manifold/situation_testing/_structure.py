@@ -270,27 +270,54 @@ TESTS = ("g", "cmh", "g+cmh")
 
 
 MIN_ROWS_PER_CELL = 5
+MIN_EXPECTED = 5.0  # Cochran's rule: at most 20% of the cells expect fewer rows
+MAX_SMALL_SHARE = 0.2
+
+
+def g_is_reliable(x, e, s, n_levels):
+    """Cochran's rule for the G-test's chi-squared approximation.
+
+    True when at most ``MAX_SMALL_SHARE`` of the cells (levels seen in each
+    stratum seen) expect fewer than ``MIN_EXPECTED`` rows under
+    independence. Beyond it the G-test is liberal, badly so with many small
+    strata: with 480 strata of 20,000 rows it rejects a column drawn
+    independently of everything in 95% of the draws at level 0.005 (the
+    CMH test in none).
+    """
+    nx, ne = n_levels
+    counts = _stratified_counts(x, e, s, nx, ne)
+    n_sx = counts.sum(axis=2, keepdims=True)
+    n_se = counts.sum(axis=1, keepdims=True)
+    n_s = counts.sum(axis=(1, 2), keepdims=True)
+    expected = n_sx * n_se / np.where(n_s > 0, n_s, 1.0)
+    seen = (n_sx > 0) & (n_se > 0)
+    cells = int(seen.sum())
+    return cells == 0 or float(np.mean(expected[seen] < MIN_EXPECTED)) <= MAX_SMALL_SHARE
 
 
 def ci_test(x, e, s, n_levels, test):
     """One conditional independence test; returns ``(p_value, dof)``.
 
-    ``"g"``: the G-test; ``"cmh"``: the generalized Cochran-Mantel-Haenszel
-    test; ``"g+cmh"``: both, with the Bonferroni p-value
-    ``min(1, 2 min(p_g, p_cmh))`` (dependence when either rejects at
+    ``"g"``: the G-test where its chi-squared approximation holds
+    (Cochran's rule, :func:`g_is_reliable`), else the CMH test, which keeps
+    its level in sparse tables; ``"cmh"``: the generalized
+    Cochran-Mantel-Haenszel test; ``"g+cmh"``: both, with the Bonferroni
+    p-value ``min(1, 2 min(p_g, p_cmh))`` (dependence when either rejects at
     ``alpha / 2``): the CMH test's power against an association of one
     direction across many strata, the G-test's against one that changes
-    direction. The G-test's chi-squared approximation is liberal in sparse
-    tables, so ``"g+cmh"`` uses the CMH test alone when the table has fewer
-    than ``MIN_ROWS_PER_CELL`` rows per cell (``levels_x * 2 * strata``
-    cells). ``dof`` is that of the test (the larger of the two when both).
+    direction; the CMH test alone where the G-test is not reliable.
+    ``dof`` is that of the test (the larger of the two when both).
     """
     if test == "g":
+        if not g_is_reliable(x, e, s, n_levels):
+            pc, _, dc = cmh_test(x, e, s, n_levels)
+            return pc, dc
         pv, _, dof = g_test(x, e, s, n_levels)
         return pv, dof
     pc, _, dc = cmh_test(x, e, s, n_levels)
     n_strata = 1 if s is None else _n_strata(s)
-    if test == "cmh" or x.shape[0] < MIN_ROWS_PER_CELL * 2 * n_levels[0] * n_strata:
+    if test == "cmh" or x.shape[0] < MIN_ROWS_PER_CELL * 2 * n_levels[0] * n_strata \
+            or not g_is_reliable(x, e, s, n_levels):
         return pc, dc
     pg, _, dg = g_test(x, e, s, n_levels)
     if dg == 0 and dc == 0:
@@ -322,10 +349,10 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         other (conditioning on it may be needed), never removed by force.
     min_rows_per_dof : float, default=5
         A G-test whose table has fewer rows than ``min_rows_per_dof`` times
-        its degrees of freedom is too sparse to trust: with ``test="g"`` it
-        is skipped and the dependence kept (the usual heuristic of
-        constraint-based search); ``"g+cmh"`` falls back on the CMH test
-        where the table is sparse (see :func:`ci_test`).
+        its degrees of freedom is too sparse to trust: the CMH test decides
+        instead (so does a table that fails Cochran's rule, see
+        :func:`ci_test`). Keeping the dependence instead, the usual heuristic
+        of constraint-based search, keeps false parents.
     candidates : sequence of int or None, default=None
         The columns that may be parents (None: all). The others (for
         instance identifier-like columns) are never tested.
@@ -351,8 +378,8 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         ``n_tests``, ``depth`` (the largest conditioning set of the
         elimination; the repair step conditions on all the parents found),
         ``depth_bound_hit`` (whether ``max_depth`` stopped the search while
-        larger conditioning sets were left), ``n_skipped`` (sparse G-tests
-        skipped), ``re_added`` (the columns re-admitted by the repair) and
+        larger conditioning sets were left), ``n_skipped`` (G-tests too sparse
+        by ``min_rows_per_dof``, decided by the CMH test), ``re_added`` (the columns re-admitted by the repair) and
         ``sepsets``: per removed column, the separating set and p-value.
     """
     if test not in TESTS:
@@ -499,8 +526,8 @@ def _one_test(codes, e, j, subset, levels, min_rows_per_dof, test, state, n):
     max_dof = (levels[j] - 1) * n_strata
     sparse = n < min_rows_per_dof * max(max_dof, 1)
     if sparse and test == "g":
-        state["n_skipped"] += 1
-        return None, False
+        state["n_skipped"] += 1  # too sparse for the G-test: the CMH test decides
+        test = "cmh"
     pv, dof = ci_test(codes[:, j], e, strata, (int(levels[j]), 2), test)
     state["n_tests"] += 1
     return (1.0, False) if dof == 0 else (pv, True)

@@ -245,3 +245,37 @@ def test_auditor_records_the_search_and_validates_its_options():
         SituationTestingAuditor(protected=0, protected_value=1, max_depth=-1).fit(X, y)
     with pytest.raises(InvalidParameterError, match="structure_test"):
         SituationTestingAuditor(protected=0, protected_value=1, structure_test="z").fit(X, y)
+
+
+def test_the_g_test_gives_way_to_cmh_where_cochrans_rule_fails():
+    # many small strata of unequal size: the G-test's chi-squared approximation is
+    # liberal there, so "g" hands such tables to the CMH test, which keeps its level
+    from skfair_manifold.situation_testing._structure import ci_test, g_is_reliable, g_test
+
+    rng = np.random.RandomState(5)
+    n, n_strata = 6000, 400
+    s = np.minimum(rng.geometric(0.01, n) - 1, n_strata - 1)
+    rate = 0.1 + 0.6 * rng.rand(n_strata)
+    raw, used = [], []
+    for _ in range(200):
+        e = (rng.rand(n) < rate[s]).astype(np.intp)
+        x = rng.randint(0, 3, n)  # independent of e given s
+        assert not g_is_reliable(x, e, s, (3, 2))
+        raw.append(g_test(x, e, s, (3, 2))[0])
+        used.append(ci_test(x, e, s, (3, 2), "g")[0])
+    raw, used = np.array(raw), np.array(used)
+    assert (raw <= 0.05).mean() > 0.2  # the bare G-test is liberal here
+    assert (used <= 0.05).mean() <= 0.05 + 3 * np.sqrt(0.05 * 0.95 / 200)
+    # a dense table keeps the G-test
+    x, e = rng.randint(0, 3, 5000), rng.randint(0, 2, 5000)
+    s = rng.randint(0, 4, 5000)
+    assert g_is_reliable(x, e, s, (3, 2))
+    assert ci_test(x, e, s, (3, 2), "g")[0] == g_test(x, e, s, (3, 2))[0]
+
+
+def test_an_irrelevant_column_stays_out_of_q_on_many_rows():
+    from skfair_manifold.situation_testing._synthetic import make_planted_bias
+
+    X, y, _, _ = make_planted_bias(20000, bias_share=0.5, random_state=0)
+    est = SituationTestingAuditor(protected="sex", protected_value="female", k=10).fit(X, y)
+    assert set(est.q_) == {"income", "age", "edu", "region"}
