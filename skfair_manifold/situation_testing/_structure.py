@@ -475,15 +475,10 @@ def _shrink(codes, e, cand, levels, alpha, min_rows_per_dof, max_depth, test, se
                         cache[key] = _one_test(codes, e, j, subset, levels, min_rows_per_dof,
                                                test, state, n)
                         state["depth"] = max(state["depth"], depth)
-                    pv, informative = cache[key]
-                    if pv is not None and pv > alpha and (
-                            best is None or (informative, pv) > best[:2]):
-                        best = (informative, pv, j, subset)
+                    best = _more_independent(best, *cache[key], j, subset, alpha)
             if best is None:
                 break
-            _, pv, j, subset = best
-            cand.remove(j)
-            sepsets[j] = (subset, pv)
+            _remove(best, cand, sepsets)
             if len(cand) - 1 < depth:
                 break
         depth += 1
@@ -508,19 +503,34 @@ def _backward(codes, e, cand, levels, alpha, min_rows_per_dof, test, sepsets, st
             subset = tuple(i for i in cand if i != j)
             pv, informative = _one_test(codes, e, j, subset, levels, min_rows_per_dof, test,
                                         state, n)
-            if pv is not None and pv > alpha and (
-                    best is None or (informative, pv) > best[:2]):
-                best = (informative, pv, j, subset)
+            best = _more_independent(best, pv, informative, j, subset, alpha)
         if best is None:
             break
-        _, pv, j, subset = best
-        cand.remove(j)
-        sepsets[j] = (subset, pv)
+        _remove(best, cand, sepsets)
     return cand
 
 
+def _more_independent(best, pv, informative, j, subset, alpha):
+    """The more independent of ``best`` and the test of ``j`` given ``subset``.
+
+    Only a p-value above ``alpha`` separates; an informative test ranks above
+    an uninformative one (a column constant within every stratum), then the
+    larger p-value. Returns ``(informative, p_value, j, subset)`` or None.
+    """
+    if pv > alpha and (best is None or (informative, pv) > best[:2]):
+        return (informative, pv, j, subset)
+    return best
+
+
+def _remove(best, cand, sepsets):
+    """Remove the separated candidate of ``best`` and record its separating set."""
+    _, pv, j, subset = best
+    cand.remove(j)
+    sepsets[j] = (subset, pv)
+
+
 def _one_test(codes, e, j, subset, levels, min_rows_per_dof, test, state, n):
-    """p-value of ``j _||_ e | subset`` (None: too sparse for the G-test, skipped)."""
+    """``(p_value, informative)`` of ``j _||_ e | subset`` (the CMH test where too sparse)."""
     strata = _strata_code(codes, subset, levels)
     n_strata = _n_strata(strata)
     max_dof = (levels[j] - 1) * n_strata
