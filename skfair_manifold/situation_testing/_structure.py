@@ -166,12 +166,20 @@ def g_test(x, e, s, n_levels):
         seen: ``sum_s (|x seen in s| - 1) * (|e seen in s| - 1)`` (empty
         rows and columns carry no information).
     """
-    nx, ne = n_levels
-    counts = _stratified_counts(x, e, s, nx, ne)
+    return _g_test(_stratified_counts(x, e, s, *n_levels))
+
+
+def _margins(counts):
+    """Row and column margins per stratum and the counts expected under independence."""
     n_sx = counts.sum(axis=2, keepdims=True)
     n_se = counts.sum(axis=1, keepdims=True)
     n_s = counts.sum(axis=(1, 2), keepdims=True)
-    expected = n_sx * n_se / np.where(n_s > 0, n_s, 1.0)
+    return n_sx, n_se, n_sx * n_se / np.where(n_s > 0, n_s, 1.0)
+
+
+def _g_test(counts):
+    """:func:`g_test` on the stratified counts."""
+    n_sx, n_se, expected = _margins(counts)
     nz = counts > 0
     stat = 2.0 * float(np.sum(counts[nz] * np.log(counts[nz] / expected[nz])))
     dof = int(np.sum(np.maximum((n_sx[:, :, 0] > 0).sum(axis=1) - 1, 0)
@@ -222,8 +230,11 @@ def cmh_test(x, e, s, n_levels):
     Landis, Heyman and Koch (1978), "Average partial association in
     three-way contingency tables", International Statistical Review 46.
     """
-    nx = n_levels[0]
-    counts = _stratified_counts(x, e, s, nx, 2)
+    return _cmh_test(_stratified_counts(x, e, s, n_levels[0], 2))
+
+
+def _cmh_test(counts):
+    """:func:`cmh_test` on the stratified counts (decision levels last, 2 of them)."""
     m = counts.sum(axis=(1, 2))
     keep = m > 1
     counts, m = counts[keep], m[keep]
@@ -284,12 +295,12 @@ def g_is_reliable(x, e, s, n_levels):
     independently of everything in 95% of the draws at level 0.005 (the
     CMH test in none).
     """
-    nx, ne = n_levels
-    counts = _stratified_counts(x, e, s, nx, ne)
-    n_sx = counts.sum(axis=2, keepdims=True)
-    n_se = counts.sum(axis=1, keepdims=True)
-    n_s = counts.sum(axis=(1, 2), keepdims=True)
-    expected = n_sx * n_se / np.where(n_s > 0, n_s, 1.0)
+    return _cochran_holds(_stratified_counts(x, e, s, *n_levels))
+
+
+def _cochran_holds(counts):
+    """:func:`g_is_reliable` on the stratified counts."""
+    n_sx, n_se, expected = _margins(counts)
     seen = (n_sx > 0) & (n_se > 0)
     cells = int(seen.sum())
     return cells == 0 or float(np.mean(expected[seen] < MIN_EXPECTED)) <= MAX_SMALL_SHARE
@@ -308,18 +319,16 @@ def ci_test(x, e, s, n_levels, test):
     direction; the CMH test alone where the G-test is not reliable.
     ``dof`` is that of the test (the larger of the two when both).
     """
+    counts = _stratified_counts(x, e, s, *n_levels)  # one pass over the rows for every test
     if test == "g":
-        if not g_is_reliable(x, e, s, n_levels):
-            pc, _, dc = cmh_test(x, e, s, n_levels)
-            return pc, dc
-        pv, _, dof = g_test(x, e, s, n_levels)
+        pv, _, dof = _g_test(counts) if _cochran_holds(counts) else _cmh_test(counts)
         return pv, dof
-    pc, _, dc = cmh_test(x, e, s, n_levels)
-    n_strata = 1 if s is None else _n_strata(s)
+    pc, _, dc = _cmh_test(counts)
+    n_strata = int(np.count_nonzero(counts.sum(axis=(1, 2))))
     if test == "cmh" or x.shape[0] < MIN_ROWS_PER_CELL * 2 * n_levels[0] * n_strata \
-            or not g_is_reliable(x, e, s, n_levels):
+            or not _cochran_holds(counts):
         return pc, dc
-    pg, _, dg = g_test(x, e, s, n_levels)
+    pg, _, dg = _g_test(counts)
     if dg == 0 and dc == 0:
         return 1.0, 0
     return min(1.0, 2.0 * min(pg, pc)), max(dg, dc)
