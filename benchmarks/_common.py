@@ -131,6 +131,16 @@ class Timer:
         self.seconds = time.perf_counter() - self.start
 
 
+def situation_rule_label(rule):
+    """The words of a situation-testing rule ``(kind, bound, alpha)`` for a table."""
+    kind, bound, alpha = rule
+    if kind == "tau":
+        return "diff > tau"
+    level = f"{bound} {100 * (1 - alpha):g}%"
+    return (f"diff > tau and diff_lower > 0 ({level})" if kind == "significant"
+            else f"diff_lower > tau ({level})")
+
+
 def situation_flags(out, rule, *, tau, alpha_fitted):
     """The flags of a situation-testing rule from ``transform``'s output.
 

@@ -43,7 +43,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
-from _common import best_threshold, situation_flags  # noqa: E402
+from _common import best_threshold, situation_flags, situation_rule_label  # noqa: E402
 
 from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
 
@@ -80,15 +80,6 @@ def timed(f):
     t = time.perf_counter()
     r = f()
     return r, time.perf_counter() - t
-
-
-def rule_label(rule):
-    kind, bound, a = rule
-    if kind == "tau":
-        return "diff > tau"
-    level = f"{bound} {100 * (1 - a):g}%"
-    return (f"diff > tau and diff_lower > 0 ({level})" if kind == "significant"
-            else f"diff_lower > tau ({level})")
 
 
 def part_audit(X, y):
@@ -205,7 +196,7 @@ def part_rules(X, y, repeats, shares):
                 tp, tn = v.mean(axis=0)
                 worst = min(worst, tp, tn)
                 cells.append(f"{tp:.3f} / {tn:.3f}")
-            out(f"| {rule_label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
+            out(f"| {situation_rule_label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
         cells = [f"{np.mean(res[(label, 50, 'best')], axis=0)[0]:.3f}"
                  for label, *_ in methods([])]
         out("| best threshold on diff (any t) | " + " | ".join(cells) + " | |")

@@ -37,7 +37,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
-from _common import best_threshold, situation_flags  # noqa: E402
+from _common import best_threshold, situation_flags, situation_rule_label  # noqa: E402
 
 from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
 from skfair_manifold.situation_testing._synthetic import make_planted_bias  # noqa: E402
@@ -50,15 +50,6 @@ LINES = []
 def out(text=""):
     print(text, flush=True)
     LINES.append(text)
-
-
-def label(rule):
-    kind, bound, a = rule
-    if kind == "tau":
-        return "diff > tau"
-    level = f"{bound} {100 * (1 - a):g}%"
-    return (f"diff > tau and diff_lower > 0 ({level})" if kind == "significant"
-            else f"diff_lower > tau ({level})")
 
 
 METHODS = (("cbn", {"method": "cbn"}), ("knn", {"method": "knn"}))
@@ -101,7 +92,7 @@ def part_sizes(sizes, repeats, rules):
         "any rule diff > t over all t (an upper bound for every rule that thresholds diff), "
         "mean over the repeats.")
     out()
-    out("| rows | method | " + " | ".join(label(r) for r in rules)
+    out("| rows | method | " + " | ".join(situation_rule_label(r) for r in rules)
         + " | best threshold | Q learned (runs) |")
     out("|---:|---|" + "---|" * len(rules) + "---:|---|")
     methods = (("CBN-DD", {"method": "cbn"}),
@@ -153,7 +144,8 @@ def part_bins(sizes, repeats):
                     rows.append((f[lab].mean(), (~f[~lab]).mean(),
                                  best_threshold(d[:, 2], lab), len(est.q_),
                                  set(est.q_) == truth,
-                                 *(len(est.bin_edges_[c]) + 1 for c in ("income", "age", "noise"))))
+                                 *(len(est.bin_edges_[c]) + 1
+                                   for c in ("income", "age", "noise"))))
                 v = np.mean(rows, axis=0)
                 out(f"| {n} | {binning} | {n_bins} | {v[0]:.3f} / {v[1]:.3f} | {v[2]:.3f} | "
                     f"{v[3]:.1f} | {int(round(v[4] * repeats))} of {repeats} | "
@@ -250,7 +242,8 @@ def main(argv=None):
                 v = np.array([x[:2] for x in res[(share, method, 50, rule)]]).mean(axis=0)
                 worst = min(worst, *v)
                 cells.append(f"{v[0]:.3f} / {v[1]:.3f}")
-            out(f"| {share:.0%} | {label(rule)} | " + " | ".join(cells) + f" | {worst:.3f} |")
+            out(f"| {share:.0%} | {situation_rule_label(rule)} | " + " | ".join(cells)
+                + f" | {worst:.3f} |")
     out()
     part_sizes(args.sizes if not args.quick else [args.n_samples], repeats,
                [RULES[2], RULES[5], RULES[0]])

@@ -6,8 +6,9 @@ pgmpy``, the ``benchmarks`` extra; pgmpy itself is not imported) and sampled
 with the forward sampler below. In each network the decision ``E`` is a
 node without children that has parents (up to ``--decisions`` of them, those
 with the most parents first) and the protected attribute ``C`` is a root
-node (the first root in file order), as the paper assumes (no arc into ``C``, none out of ``E``). The
-decision is binarised: its most frequent state is the positive one. The
+node (the first root in file order), as the paper assumes (no arc into
+``C``, none out of ``E``). The decision is binarised: its most frequent
+state is the positive one. The
 truth is ``Par(E) \\ {C}``; the auditor's ``q_`` is compared with it:
 precision = |q_ & truth| / |q_|, recall = |q_ & truth| / |truth|, averaged
 over the decisions of a network.
@@ -217,30 +218,21 @@ def main(argv=None):
                 cells.append(f"{p:.3f} / {r:.3f} ({s:.1f}{extra})")
             out(f"| {name} | {n} | {n_dec} | " + " | ".join(cells) + " |")
     out()
-    out("Mean over the networks at each size:")
-    out()
-    out("| rows | " + " | ".join(s[0] for s in settings) + " |")
-    out("|---:|" + "---|" * len(settings))
-    for n in sizes:
-        cells = []
-        for label, _ in settings:
-            p, r = np.mean([np.mean(means[(n, label, seed)], axis=0)
-                            for seed in range(args.seeds)], axis=0)
-            cells.append(f"{p:.3f} / {r:.3f}")
-        out(f"| {n} | " + " | ".join(cells) + " |")
-    out()
+    summaries = [("Mean over the networks at each size:", np.mean)]
     if args.seeds > 1:
-        out("The worst seed's mean over the networks (precision and recall each at its worst "
-            "seed):")
+        summaries.append(("The worst seed's mean over the networks (precision and recall "
+                          "each at its worst seed):", np.min))
+    for title, over_seeds in summaries:
+        out(title)
         out()
         out("| rows | " + " | ".join(s[0] for s in settings) + " |")
         out("|---:|" + "---|" * len(settings))
         for n in sizes:
             cells = []
             for label, _ in settings:
-                v = np.array([np.mean(means[(n, label, seed)], axis=0)
-                              for seed in range(args.seeds)])
-                cells.append(f"{v[:, 0].min():.3f} / {v[:, 1].min():.3f}")
+                p, r = over_seeds([np.mean(means[(n, label, seed)], axis=0)
+                                   for seed in range(args.seeds)], axis=0)
+                cells.append(f"{p:.3f} / {r:.3f}")
             out(f"| {n} | " + " | ".join(cells) + " |")
         out()
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
