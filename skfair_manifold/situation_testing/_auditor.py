@@ -411,7 +411,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                     column=columns[self.protected_index_], kind=kind))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            records = Records(X_raw, X, columns, self.protected_index_, declared, self.n_bins)
+            records = Records(X_raw, X, columns, self.protected_index_, declared)
         for w in caught:
             warnings.warn(w.message, w.category, stacklevel=2)
         self._records = records
@@ -428,7 +428,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         for which, size in zip(("unprotected", "protected"), sizes):
             if self.k > size:
                 raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
-        records.fit_bins(positive, binning=self.binning)
+        records.fit_bins(positive, n_bins=self.n_bins, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}
         self.identifier_columns_ = [columns[j] for j in records.identifiers]

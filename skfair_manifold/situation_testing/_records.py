@@ -127,13 +127,9 @@ class Records:
     declared : dict
         ``kind -> list of columns`` from the auditor's ``nominal``,
         ``ordinal`` and ``interval`` parameters.
-    n_bins : int
-        The largest number of bins of each interval column (CBN-DD,
-        structure search); the edges are made by :meth:`fit_bins` once the
-        decision is known.
     """
 
-    def __init__(self, X_raw, X, columns, protected_index, declared, n_bins):
+    def __init__(self, X_raw, X, columns, protected_index, declared):
         n, p = X.shape
         self.columns = columns
         self.protected_index = protected_index
@@ -208,13 +204,14 @@ class Records:
                 raise ValueError(MSG_RANGE_OVERFLOW.format(column=columns[j], low=self.low[j],
                                                            high=self.high[j]))
         self.ranges = ranges
-        self.n_bins = n_bins
-        self.bin_edges = {}
+        self.bin_edges = {}  # made by fit_bins once the decision is known
 
-    def fit_bins(self, positive, *, binning):
-        """Bin edges of every interval column (``_discretize``), from the decision."""
-        self.binning = binning
-        self.bin_edges = {int(j): bin_edges(self.Z[:, j], positive, n_bins=self.n_bins,
+    def fit_bins(self, positive, *, n_bins, binning):
+        """Edges of at most ``n_bins`` bins of every interval column (``_discretize``).
+
+        ``positive`` is the decision, which the supervised ``"mdlp"`` rule needs.
+        """
+        self.bin_edges = {int(j): bin_edges(self.Z[:, j], positive, n_bins=n_bins,
                                             binning=binning)
                           for j in np.flatnonzero(self.interval)}
         return self
