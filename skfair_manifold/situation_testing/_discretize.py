@@ -28,17 +28,15 @@ accepted cut, ``O(n log n + n * n_bins)``.
 import heapq
 
 import numpy as np
+from scipy import special
 
 BINNINGS = ("mdlp", "quantile")
 
 
 def _entropy(pos, n):
     """Binary entropy in bits of ``pos`` positives among ``n`` (0 where n is 0)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p = np.where(n > 0, pos / np.where(n > 0, n, 1), 0.0)
-        h = -(np.where(p > 0, p * np.log2(np.where(p > 0, p, 1)), 0.0)
-              + np.where(p < 1, (1 - p) * np.log2(np.where(p < 1, 1 - p, 1)), 0.0))
-    return h
+    p = pos / np.where(n > 0, n, 1)
+    return (special.entr(p) + special.entr(1 - p)) / np.log(2)
 
 
 def _classes(pos, n):
