@@ -148,7 +148,9 @@ def situation_flags(out, rule, *, tau, alpha_fitted):
     tau and diff_lower > 0), ``"bound"`` (diff_lower > tau) or ``"tau"``
     (diff > tau). The Wald lower bound at another level ``alpha`` is
     ``diff - z_alpha * se``, with ``se`` recovered from the bound computed at
-    ``alpha_fitted``. Only for the Wald bound.
+    ``alpha_fitted``: valid for the Wald bound at any level; for another
+    bound only at its own level (``alpha == alpha_fitted``, where it returns
+    ``out[:, 3]``).
     """
     from scipy import stats
 
