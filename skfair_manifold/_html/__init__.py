@@ -82,13 +82,30 @@ def _interval(iv, key, column):
 
 # ----------------------------------------------------------------------------- plots
 
+#: a bar label longer than this is cut with an ellipsis (the full text is its tooltip)
+LABEL_CHARS = 40
+#: the width of one character of the charts' 11 px font, a little generous
+CHAR_PX = 6.6
+
+
+def _short(text, limit=LABEL_CHARS):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
+
+
 def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
-    """Geometry of a horizontal grouped bar chart drawn by ``_bars.svg.j2``.
+    """Geometry of a horizontal grouped bar chart drawn by ``_svg.html.j2``.
 
     ``series``: list of (name, values, intervals or None); values in [0, unit_max].
+    The label column is as wide as the longest label (cut at ``LABEL_CHARS``
+    characters) and the chart widens to keep a 300 px plot area; the title
+    takes its own line above, cut to the chart's width.
     """
     n_series = len(series)
-    left, right, top = 150, 20, 28
+    shown = [_short(label) for label in labels]
+    left = int(max(60, CHAR_PX * max((len(t) for t in shown), default=4) + 14))
+    right, top = 20, 34
+    width = max(width, left + 300 + right)
     row = bar_height * n_series + 10
     height = top + row * len(labels) + 30
     span = width - left - right
@@ -99,12 +116,12 @@ def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
             value = values[i]
             y = top + i * row + s * bar_height
             bar = {"y": y, "height": bar_height - 3, "colour": colours[s % len(colours)],
-                   "label": label if s == 0 else "", "series": name,
-                   "value": value, "width": 0.0, "x": left, "interval": None}
+                   "label": shown[i] if s == 0 else "", "full_label": str(label),
+                   "series": name, "value": value, "width": 0.0, "x": left, "interval": None}
             if value is not None and math.isfinite(value):
                 bar["width"] = max(span * min(value / unit_max, 1.0), 0.0)
             if intervals is not None and intervals[i] is not None \
-                    and all(math.isfinite(v) for v in intervals[i]):
+                    and all(v is not None and math.isfinite(v) for v in intervals[i]):
                 lo, hi = intervals[i]
                 bar["interval"] = (left + span * max(lo, 0) / unit_max,
                                    left + span * min(hi, unit_max) / unit_max)
@@ -112,7 +129,8 @@ def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
     ticks = [{"x": left + span * t, "label": f"{t * unit_max:.2g}"} for t in (0, .25, .5, .75, 1)]
     legend = [{"name": name, "colour": colours[s % len(colours)], "x": left + 150 * s}
               for s, (name, _, _) in enumerate(series)]
-    return {"title": title, "width": width, "height": height, "bars": bars, "ticks": ticks,
+    return {"title": _short(title, int((width - 8) / 7.5)), "full_title": str(title),
+            "width": width, "height": height, "bars": bars, "ticks": ticks,
             "legend": legend, "top": top, "bottom": height - 24, "left": left,
             "label_x": left - 6}
 
@@ -162,68 +180,120 @@ HFM_READING = (
 )
 
 
-def render_fairness_report(report, *, title="Fairness report", plots=True):
-    """The HTML page of a :class:`~skfair_manifold.metrics.FairnessReport`."""
-    by_group, iv = report.by_group, report.intervals
+def settings_rows(data):
+    """The settings box: (name, value) pairs of what a second reader needs to redo the report.
+
+    ``data`` is :meth:`FairnessReport.to_dict`'s output.
+    """
+    options, source = data["options"], data.get("provenance") or {}
+    iv = data["intervals"]
+    method = ("Wilson score with continuity correction (rates); simultaneous intervals "
+              "(gaps and ratios)" if iv["method"] == "score"
+              else f"score (rates); percentile bootstrap of {iv['n_boot']} replicates drawn "
+                   f"from the cell counts (gaps and ratios)")
+    rows = [("package", options["package"]), ("made", options["created"])]
+    if source.get("file"):
+        rows.append(("input file", source["file"]))
+    if source.get("sha256"):
+        rows.append(("input SHA-256", source["sha256"]))
+    rows += [
+        ("label column", options["label_column"]),
+        ("prediction column", options["prediction_column"]),
+        ("favourable outcome", options["favourable_text"]),
+        ("sensitive columns", ", ".join(options["attributes"])
+         + (" (combinations as groups)" if options["intersect"] else "")),
+        ("rows used", str(options["n_samples"])),
+    ]
+    if source.get("rows_dropped") is not None:
+        rows.append(("rows dropped", str(source["rows_dropped"])))
+    rows.append(("groups compared", f"at least {options['min_group_size']} rows "
+                                    "(min_group_size)"))
+    rows.append(("intervals", f"{100 * iv['confidence']:g}%: {method}"))
+    if options.get("hfm_features") is not None:
+        hfm = options["hfm_options"]
+        rows.append(("HFM features", ", ".join(str(f) for f in options["hfm_features"])))
+        rows.append(("HFM method", str(hfm.get("method", "auto"))))
+    rows.append(("random seed", "none" if options.get("random_state") is None
+                 else str(options["random_state"])))
+    if options["weighted"]:
+        rows.append(("weights", "rates weighted by the sample weights"))
+    for key, value in source.items():
+        if key not in ("file", "sha256", "rows_dropped"):
+            rows.append((key.replace("_", " "), str(value)))
+    return rows
+
+
+def render_fairness_report(report, *, title="Fairness report", plots=True, fragment=False):
+    """The HTML page of a :class:`~skfair_manifold.metrics.FairnessReport`.
+
+    Everything shown is read from ``report.to_dict()``; ``fragment`` gives the
+    page without its document shell (for a notebook cell).
+    """
+    data = report.to_dict()
+    options, iv = data["options"], data["intervals"]
+    summary = options["summary_label"]
     groups = []
-    for key, row in by_group.iterrows():
-        cells = []
-        for rate in RATE_LABELS:
-            cells.append({"value": row[rate],
-                          "interval": _interval(None if iv is None else iv.by_group, key,
-                                                rate)})
-        groups.append({"attribute": str(key[0]), "group": str(key[1]),
-                       "count": int(row["count"]), "cells": cells})
+    for attr, members in data["by_group"].items():
+        for group, row in members.items():
+            bounds = iv["by_group"][attr][group]
+            groups.append({"attribute": attr, "group": group, "count": row["count"],
+                           "compared": row["compared"],
+                           "cells": [{"value": row[rate], "interval": bounds.get(rate)}
+                                     for rate in RATE_LABELS]})
     gaps = []
-    for attr, row in report.gaps.iterrows():
+    for attr, row in data["gaps"].items():
+        bounds = iv["gaps"][attr]
         metrics = []
         for metric, label in GAP_LABELS.items():
             metrics.append({
                 "label": label,
                 "difference": row[f"{metric}_difference"],
-                "difference_iv": _interval(None if iv is None else iv.gaps, attr,
-                                           f"{metric}_difference"),
+                "difference_iv": bounds.get(f"{metric}_difference"),
                 "ratio": row[f"{metric}_ratio"],
-                "ratio_iv": _interval(None if iv is None else iv.gaps, attr,
-                                      f"{metric}_ratio"),
+                "ratio_iv": bounds.get(f"{metric}_ratio"),
+                "high": row[f"{metric}_group_high"], "low": row[f"{metric}_group_low"],
+                "detectable": row[f"{metric}_detectable_difference"],
             })
-        gaps.append({"attribute": str(attr), "metrics": metrics,
-                     "passes": bool(row["passes_four_fifths"]),
-                     "ratio": row["demographic_parity_ratio"]})
+        gaps.append({"attribute": attr, "metrics": metrics, "verdict": row["four_fifths"],
+                     "ratio": row["demographic_parity_ratio"],
+                     "ratio_iv": bounds.get("demographic_parity_ratio"),
+                     "label_ratio": row["base_rate_ratio"],
+                     "label_ratio_iv": bounds.get("base_rate_ratio"),
+                     "label_difference": row["base_rate_difference"],
+                     "left_out": row["groups_left_out"], "rows_left_out": row["rows_left_out"],
+                     "summary": attr == summary and len(data["gaps"]) > 1})
     hfm = []
-    if report.hfm is not None:
-        for attr, row in report.hfm.iterrows():
-            item = {"attribute": str(attr)}
+    if data["hfm"] is not None:
+        for attr, row in data["hfm"].items():
+            item = {"attribute": attr}
             for q in ("hfm_max", "hfm_avg"):
-                value = float(row[q])
+                value = row[q]
                 item[q] = value
-                item[f"{q}_added"] = math.expm1(value) if math.isfinite(value) else None
+                item[f"{q}_added"] = math.expm1(value) if value is not None else None
                 low, high = row.get(f"{q}_low"), row.get(f"{q}_high")
-                item[f"{q}_iv"] = None if low is None or high is None \
-                    or not (math.isfinite(low) and math.isfinite(high)) else (low, high)
+                item[f"{q}_iv"] = None if low is None or high is None else (low, high)
             hfm.append(item)
-    dr = [] if report.dr is None else [{"attribute": str(a), "value": float(v)}
-                                       for a, v in report.dr.items()]
+    dr = [] if data["dr"] is None else [{"attribute": a, "value": v}
+                                        for a, v in data["dr"].items()]
     charts = []
     if plots:
-        for attr in dict.fromkeys(by_group.index.get_level_values(0)):
-            part = by_group.loc[attr]
-            labels = [str(g) for g in part.index]
+        for attr, members in data["by_group"].items():
+            labels = list(members)
             series = []
             for rate in ("selection_rate", "true_positive_rate"):
-                intervals = None
-                if iv is not None:
-                    intervals = [_interval(iv.by_group, (attr, g), rate) for g in part.index]
-                series.append((RATE_LABELS[rate], [float(v) for v in part[rate]], intervals))
+                values = [members[g][rate] for g in labels]
+                series.append((RATE_LABELS[rate],
+                               [math.nan if v is None else v for v in values],
+                               [iv["by_group"][attr][g].get(rate) for g in labels]))
             charts.append(bar_chart(f"{attr}: rates by group", labels, series))
-    options = report.options
     context = {
-        "title": title, "generated": _now(), "options": options, "groups": groups,
+        "title": title, "generated": options["created"], "options": options, "groups": groups,
         "rate_labels": list(RATE_LABELS.values()), "gaps": gaps, "hfm": hfm, "dr": dr,
-        "charts": charts, "hfm_reading": HFM_READING, "warnings": report.warnings,
-        "intervals": None if iv is None else {"n_boot": iv.n_boot,
-                                              "confidence": iv.confidence},
-        "overall": report.overall.to_dict(),
+        "charts": charts, "hfm_reading": HFM_READING, "warnings": data["warnings"],
+        "intervals": iv, "overall": data["overall"], "headline": data["headline"],
+        "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
+                         for g in gaps if not g["summary"]),
+        "settings": settings_rows(data), "fragment": fragment,
     }
     return _environment().get_template("report.html.j2").render(**context)
 

@@ -15,6 +15,8 @@ from ..utils._docstring import Substitution
 from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
+from ._cells import cell_table
+from ._rates import GAP_RATES, gaps_of, rates_of
 from ._common import (
     MSG_GROUP_UNDEFINED,
     MSG_GROUPS_LEFT_OUT,
@@ -104,87 +106,38 @@ MSG_RATIO_UNDEFINED = (
 )
 
 
-def intersect_codes(codes, names, groups):
-    """One attribute whose groups are the combinations of ``codes`` present in the data.
-
-    Returns ``(codes, names, groups)`` in the layout of ``encode_sensitive``:
-    one code array, the name ``"a & b"`` and the groups as strings
-    ``"value_a & value_b"`` in the lexicographic order of the codes.
-    """
-    if len(codes) == 1:
-        return codes, names, groups
-    key = np.zeros(codes[0].shape[0], dtype=np.int64)
-    for code, values in zip(codes, groups):
-        key = key * values.shape[0] + code
-    present, inverse = np.unique(key, return_inverse=True)
-    rest = present
-    parts = []
-    for values in reversed(groups):
-        parts.append(values[rest % values.shape[0]])
-        rest = rest // values.shape[0]
-    parts = parts[::-1]
-    labels = np.asarray([" & ".join(str(p[i]) for p in parts) for i in range(present.shape[0])],
-                        dtype=object)
-    name = " & ".join(str(nm) for nm in names)
-    return [inverse.reshape(-1).astype(np.intp, copy=False)], [name], [labels]
-
-
-def group_codes(sensitive_features, n, *, intersect=False):
-    """``encode_sensitive``, then the combinations as groups when ``intersect``."""
-    codes, names, groups = encode_sensitive(sensitive_features, n)
-    if intersect:
-        return intersect_codes(codes, names, groups)
-    return codes, names, groups
-
-
-def rate_gap(rate, overall, *, method, kind):
-    """The gap of the defined ``rate`` values (1-D, no nan) to each other or to ``overall``."""
-    if kind == "difference":
-        if method == "between_groups":
-            return rate.max() - rate.min()
-        return np.abs(rate - overall).max()
-    if method == "between_groups":
-        top = rate.max()
-        return rate.min() / top if top > 0 else np.nan
-    if overall <= 0:
-        return np.nan
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.minimum(rate / overall, np.where(rate > 0, overall / rate, 0.0)).min()
-
-
-def _rate_gaps(numer, denom, sensitive_features, n, *, method, metric, what, weights,
+def _rate_gaps(true_pos, pred_pos, sensitive_features, n, *, method, metric, what, weights,
                kind="difference", intersect=False):
-    """Per-attribute largest gap of ``sum(numer) / sum(denom)`` over groups.
+    """Per-attribute largest gap of ``metric``'s rate over groups, from the cell table.
 
-    ``numer`` and ``denom`` are boolean row masks (``numer`` implies ``denom``).
     Groups with a zero denominator are left out of the gap (one warning per
     attribute); fewer than 2 groups left gives ``nan``.
     """
-    codes, names, groups = group_codes(sensitive_features, n, intersect=intersect)
-    num_w = numer.astype(np.float64) if weights is None else numer * weights
-    den_w = denom.astype(np.float64) if weights is None else denom * weights
-    gaps = np.empty(len(codes))
-    for k, code in enumerate(codes):
-        g = groups[k].shape[0]
-        den = np.bincount(code, weights=den_w, minlength=g)
-        num = np.bincount(code, weights=num_w, minlength=g)
-        defined = den > 0
+    codes, names, groups = encode_sensitive(sensitive_features, n)
+    table = cell_table(codes, names, groups, true_pos, pred_pos, weights)
+    if intersect:
+        table = table.intersect()
+    rate_name = GAP_RATES[metric]
+    overall = rates_of(table.total()["weight"])[rate_name]
+    form = ("" if method == "between_groups" else "_to_overall")
+    gaps = np.empty(len(table.attributes))
+    for k, name in enumerate(table.attributes):
+        rate = rates_of(table.sums(k)["weight"])[rate_name]
+        values = table.groups[k]
+        defined = ~np.isnan(rate)
         n_defined = int(defined.sum())
-        if n_defined < g:
+        if n_defined < defined.shape[0]:
             msg = MSG_GROUPS_LEFT_OUT if n_defined >= 2 else MSG_GROUP_UNDEFINED
             warnings.warn(
-                msg.format(metric=metric, attr=names[k], what=what, n_defined=n_defined,
-                           groups=list(groups[k][~defined].tolist())),
+                msg.format(metric=metric, attr=name, what=what, n_defined=n_defined,
+                           groups=list(values[~defined].tolist())),
                 UndefinedFairnessWarning, stacklevel=3)
             if n_defined < 2:
                 gaps[k] = np.nan
                 continue
-        # the rows of a left-out group carry no denominator weight, so the overall
-        # rate below needs no masking
-        rate = num[defined] / den[defined]
-        gaps[k] = rate_gap(rate, num_w.sum() / den_w.sum(), method=method, kind=kind)
+        gaps[k] = gaps_of(rate, overall, np.ones(rate.shape[0], dtype=bool))[kind + form]
         if np.isnan(gaps[k]):
-            warnings.warn(MSG_RATIO_UNDEFINED.format(metric=metric, attr=names[k]),
+            warnings.warn(MSG_RATIO_UNDEFINED.format(metric=metric, attr=name),
                           UndefinedFairnessWarning, stacklevel=3)
     return gaps
 
@@ -242,8 +195,8 @@ def demographic_parity(
     """
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
-    _, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
-    gaps = _rate_gaps(pred_pos, np.ones(n, dtype=bool), sensitive_features, n,
+    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
+    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
                       method=method, metric="demographic_parity", what="row of non-zero weight",
                       weights=check_sample_weight(sample_weight, n), kind=kind,
                       intersect=intersect)
@@ -293,7 +246,7 @@ def equal_opportunity(
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
     true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "equal_opportunity")
-    gaps = _rate_gaps(true_pos & pred_pos, true_pos, sensitive_features, n,
+    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
                       method=method, metric="equal_opportunity",
                       what="row with y_true == pos_label",
                       weights=check_sample_weight(sample_weight, n), kind=kind,
@@ -344,7 +297,7 @@ def predictive_quality_parity(
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
     true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "predictive_quality_parity")
-    gaps = _rate_gaps(true_pos & pred_pos, pred_pos, sensitive_features, n,
+    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
                       method=method, metric="predictive_quality_parity",
                       what="row with y_pred == pos_label",
                       weights=check_sample_weight(sample_weight, n), kind=kind,

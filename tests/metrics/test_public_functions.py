@@ -23,7 +23,7 @@ CALLS = {
     "equal_opportunity": ((Y, Y), dict(sensitive_features=A)),
     "predictive_quality_parity": ((Y, Y), dict(sensitive_features=A)),
     "discriminative_risk": ((CLF, XA), dict(sensitive=2)),
-    "fairness_report": ((Y, Y), dict(sensitive_features=A)),
+    "fairness_report": ((Y, Y), dict(sensitive_features=A, min_group_size=1)),
 }
 FUNCTIONS = [getattr(metrics, name) for name in CALLS]
 

@@ -56,7 +56,8 @@ def _loop_rates(y_true, y_pred, mask, w):
 @pytest.mark.parametrize("weights", [False, True])
 def test_by_group_against_a_loop(weights):
     y_true, y_pred, A, w = _data(weights=weights)
-    report = fairness_report(y_true, y_pred, sensitive_features=A, sample_weight=w)
+    report = fairness_report(y_true, y_pred, sensitive_features=A, sample_weight=w,
+                             min_group_size=1)
     assert isinstance(report, FairnessReport)
     assert report.by_group.index.names == ["attribute", "group"]
     seen = 0
@@ -80,7 +81,7 @@ def test_by_group_against_a_loop(weights):
 def test_intersect_groups_are_the_combinations(weights):
     y_true, y_pred, A, w = _data(weights=weights)
     report = fairness_report(y_true, y_pred, sensitive_features=A[["sex", "race"]],
-                             sample_weight=w, intersect=True)
+                             sample_weight=w, intersect=True, min_group_size=1)
     assert list(report.gaps.index) == ["sex & race"]
     combos = list(itertools.product(sorted(A["sex"].unique()), sorted(A["race"].unique())))
     assert len(report.by_group) == len(combos)
@@ -106,7 +107,8 @@ def test_intersect_groups_are_the_combinations(weights):
 @pytest.mark.parametrize("kind", ["difference", "ratio"])
 def test_gaps_agree_with_the_group_metrics(method, kind):
     y_true, y_pred, A, w = _data(weights=True)
-    report = fairness_report(y_true, y_pred, sensitive_features=A, sample_weight=w)
+    report = fairness_report(y_true, y_pred, sensitive_features=A, sample_weight=w,
+                             min_group_size=1)
     suffix = kind + ("" if method == "between_groups" else "_to_overall")
     for metric in (demographic_parity, equal_opportunity, predictive_quality_parity):
         column = f"{metric.__name__}_{suffix}"
@@ -127,8 +129,10 @@ def test_ratio_by_hand():
     # selection rates 3/4 and 1/4
     assert demographic_parity(y_true, y_pred, sensitive_features=group, kind="ratio") == \
         pytest.approx(1 / 3)
-    report = fairness_report(y_true, y_pred, sensitive_features=group)
+    report = fairness_report(y_true, y_pred, sensitive_features=group, min_group_size=1)
     assert not report.gaps.loc[0, "passes_four_fifths"]
+    # 4 people a group: the ratio's interval straddles 0.8, the verdict waits for more
+    assert report.gaps.loc[0, "four_fifths"] == "inconclusive"
     # to_overall: overall rate 1/2; min(0.75/0.5, 0.5/0.75, 0.25/0.5, 0.5/0.25) = 0.5
     assert report.gaps.loc[0, "demographic_parity_ratio_to_overall"] == pytest.approx(0.5)
 
@@ -149,7 +153,7 @@ def test_against_fairlearn_metricframe():
                        ("selection_rate", "true_positive_rate", "false_positive_rate",
                         "precision", "accuracy")})
     ours = fairness_report(y_true, y_pred, sensitive_features=A[["sex", "race"]],
-                           sample_weight=w, intersect=True)
+                           sample_weight=w, intersect=True, min_group_size=1)
     for (sex, race), row in frame.by_group.iterrows():
         mine = ours.by_group.loc[("sex & race", f"{sex} & {race}")]
         for quantity in ("selection_rate", "true_positive_rate", "false_positive_rate",
@@ -169,7 +173,7 @@ def test_against_fairlearn_metricframe():
             y_true, y_pred, sensitive_features=A[["sex", "race"]], sample_weight=w,
             method="to_overall"), rel=1e-12)
     # one attribute at a time, unweighted, against MetricFrame's difference and ratio
-    single = fairness_report(y_true, y_pred, sensitive_features=A)
+    single = fairness_report(y_true, y_pred, sensitive_features=A, min_group_size=1)
     for column in A.columns:
         mf = fairlearn_metrics.MetricFrame(metrics=fairlearn_metrics.true_positive_rate,
                                            y_true=y_true, y_pred=y_pred,
@@ -252,7 +256,7 @@ def test_to_dict_is_json_and_to_frame_is_long():
     group = np.array(["a"] * 4 + ["b"] * 4 + ["c"] * 2)  # c: no negative label, FPR 0/0
     with pytest.warns(UndefinedFairnessWarning, match="false_positive_rate of 0=c"):
         report = fairness_report(y_true, y_pred, sensitive_features=group, n_boot=20,
-                                 random_state=0)
+                                 random_state=0, min_group_size=1)
     assert np.isnan(report.by_group.loc[(0, "c"), "false_positive_rate"])
     payload = report.to_dict()
     text = json.dumps(payload, allow_nan=False)  # no NaN token anywhere
@@ -272,15 +276,15 @@ def test_column_references_and_errors():
     rng = np.random.default_rng(0)
     X = pd.DataFrame({"x": rng.random(50), "sex": rng.integers(0, 2, 50)})
     y = rng.integers(0, 2, 50)
-    by_name = fairness_report(y, y, sensitive_features="sex", X=X)
-    by_array = fairness_report(y, y, sensitive_features=X["sex"])
+    by_name = fairness_report(y, y, sensitive_features="sex", X=X, min_group_size=1)
+    by_array = fairness_report(y, y, sensitive_features=X["sex"], min_group_size=1)
     assert by_name.by_group["count"].tolist() == by_array.by_group["count"].tolist()
     with pytest.raises(ValueError, match="needs X"):
         fairness_report(y, y, sensitive_features="sex")
     with pytest.raises(ValueError, match="must name the sensitive columns of X"):
         from sklearn.dummy import DummyClassifier
 
-        fairness_report(y, y, sensitive_features=X["sex"], X=X,
+        fairness_report(y, y, sensitive_features=X["sex"].to_numpy(), X=X,
                         estimator=DummyClassifier().fit(X, y))
     with pytest.raises(ValueError, match="pos_label"):
         fairness_report(y + 1, y + 1, sensitive_features=X["sex"])
@@ -292,7 +296,7 @@ def test_undefined_gap_warns_once_per_attribute():
     group = ["a", "a", "b", "b"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        report = fairness_report(y_true, y_pred, sensitive_features=group)
+        report = fairness_report(y_true, y_pred, sensitive_features=group, min_group_size=1)
     messages = [str(w.message) for w in caught if w.category is UndefinedFairnessWarning]
     assert any("equal_opportunity is undefined" in m for m in messages)
     assert np.isnan(report.gaps.loc[0, "equal_opportunity_difference"])

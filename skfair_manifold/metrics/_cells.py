@@ -1,0 +1,187 @@
+"""The cell table: the one intermediate of every group rate, gap and interval.
+
+A cell is one combination of (group of every sensitive attribute, true label
+positive or not, prediction positive or not) that occurs in the data. For
+each cell the table keeps three numbers: its ``count`` of rows, the ``weight``
+(sum of the sample weights; equal to ``count`` without weights) and
+``weight_sq`` (sum of squared weights, for the effective sample size of a
+weighted rate). Every per-group quantity of a binary classifier is a sum of
+cells, so the table is all that :func:`fairness_report` and the group metrics
+need, whatever the number of rows: it has at most ``4 x`` (number of group
+combinations present) rows.
+
+The table is a plain structure on purpose: a lazy or distributed frame can
+compute it where the data lives (one ``GROUP BY`` over the sensitive columns
+and the two indicators) and hand it to the same code.
+"""
+
+from dataclasses import dataclass
+from math import prod
+
+import numpy as np
+
+__all__ = ["CellTable", "cell_table"]
+
+#: largest number of combinations (x 4 label cells) counted by one ``np.bincount``
+#: over a dense key; more combinations are keyed by ``np.unique`` over the code rows
+_DENSE_KEYS = 1 << 22
+
+
+@dataclass(frozen=True, eq=False)
+class CellTable:
+    """Counts and weights of each (groups, true label, prediction) cell present.
+
+    Attributes
+    ----------
+    attributes : list
+        The sensitive attributes' names, in column order.
+    groups : list of ndarray
+        Per attribute, its distinct values in sorted order; ``codes[:, k]``
+        indexes ``groups[k]``.
+    codes : ndarray of shape (n_cells, n_attributes), dtype intp
+        The group of each attribute in each cell.
+    y_true : ndarray of shape (n_cells,), dtype int8
+        1 where the cell's true label is the favourable class, else 0.
+    y_pred : ndarray of shape (n_cells,), dtype int8
+        1 where the cell's prediction is the favourable class, else 0.
+    count : ndarray of shape (n_cells,), dtype int64
+        Rows in the cell.
+    weight : ndarray of shape (n_cells,), dtype float64
+        Sum of the rows' sample weights (``count`` without weights).
+    weight_sq : ndarray of shape (n_cells,), dtype float64
+        Sum of the squared weights (``count`` without weights).
+    weighted : bool
+        Whether sample weights were given.
+    """
+
+    attributes: list
+    groups: list
+    codes: np.ndarray
+    y_true: np.ndarray
+    y_pred: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
+    weight_sq: np.ndarray
+    weighted: bool = False
+
+    @property
+    def n_samples(self):
+        """Rows the table sums."""
+        return int(self.count.sum())
+
+    def sums(self, k):
+        """Per group of attribute ``k``: count, weight and squared weight by (label, prediction).
+
+        Returns
+        -------
+        sums : dict of str to ndarray of shape (n_groups, 2, 2)
+            ``"count"``, ``"weight"``, ``"weight_sq"``; index ``[g, t, p]`` is
+            group ``g``, true label ``t`` (1 favourable) and prediction ``p``.
+        """
+        g = self.groups[k].shape[0]
+        flat = (self.codes[:, k] * 4 + 2 * self.y_true + self.y_pred).astype(np.intp)
+        return {name: np.bincount(flat, weights=values, minlength=4 * g).reshape(g, 2, 2)
+                for name, values in (("count", self.count), ("weight", self.weight),
+                                     ("weight_sq", self.weight_sq))}
+
+    def total(self):
+        """The sums of :meth:`sums` over all rows, each of shape (2, 2)."""
+        flat = (2 * self.y_true + self.y_pred).astype(np.intp)
+        return {name: np.bincount(flat, weights=values, minlength=4).reshape(2, 2)
+                for name, values in (("count", self.count), ("weight", self.weight),
+                                     ("weight_sq", self.weight_sq))}
+
+    def intersect(self, *, separator=" & "):
+        """One attribute whose groups are the combinations of all attributes present.
+
+        Its name joins the attributes' names with ``separator``, and each group
+        joins its values (``"black & female"``), in the lexicographic order of
+        the attributes' codes. The cells stay the same.
+        """
+        if len(self.attributes) == 1:
+            return self
+        combos, inverse = np.unique(self.codes, axis=0, return_inverse=True)
+        labels = np.empty(combos.shape[0], dtype=object)
+        parts = [self.groups[k][combos[:, k]] for k in range(combos.shape[1])]
+        for i in range(combos.shape[0]):
+            labels[i] = separator.join(str(part[i]) for part in parts)
+        name = separator.join(str(a) for a in self.attributes)
+        return CellTable(attributes=[name], groups=[labels],
+                         codes=inverse.reshape(-1, 1).astype(np.intp),
+                         y_true=self.y_true, y_pred=self.y_pred, count=self.count,
+                         weight=self.weight, weight_sq=self.weight_sq,
+                         weighted=self.weighted)
+
+    def to_frame(self):
+        """The table as a pandas DataFrame, one row per cell, groups as their values."""
+        import pandas as pd
+
+        data = {str(a): self.groups[k][self.codes[:, k]] for k, a in enumerate(self.attributes)}
+        data.update(y_true=self.y_true, y_pred=self.y_pred, count=self.count,
+                    weight=self.weight, weight_sq=self.weight_sq)
+        return pd.DataFrame(data)
+
+
+def _row_keys(codes, sizes, label_cell):
+    """A cell index per row, and the code rows of the cells present (no overflow possible)."""
+    n_keys = prod(sizes) * 4  # a Python int: exact, whatever the sizes
+    if n_keys < np.iinfo(np.int64).max:
+        key = label_cell.astype(np.int64)
+        radix = 4
+        for code, g in zip(reversed(codes), reversed(sizes)):
+            key = key + code.astype(np.int64) * radix
+            radix *= g
+        if n_keys <= _DENSE_KEYS:
+            present = np.flatnonzero(np.bincount(key, minlength=n_keys))
+            index = np.full(n_keys, -1, dtype=np.intp)
+            index[present] = np.arange(present.shape[0])
+            inverse = index[key]
+        else:
+            present, inverse = np.unique(key, return_inverse=True)
+        cells = np.empty((present.shape[0], len(sizes)), dtype=np.intp)
+        rest = present // 4
+        for k in range(len(sizes) - 1, -1, -1):
+            cells[:, k] = rest % sizes[k]
+            rest = rest // sizes[k]
+        return inverse.reshape(-1), cells, (present % 4).astype(np.int8)
+    # too many combinations for one integer key: the rows of codes themselves are the key
+    stacked = np.column_stack([*codes, label_cell]).astype(np.intp, copy=False)
+    rows, inverse = np.unique(stacked, axis=0, return_inverse=True)
+    return inverse.reshape(-1), rows[:, :-1], rows[:, -1].astype(np.int8)
+
+
+def cell_table(codes, names, groups, true_pos, pred_pos, weights=None):
+    """The :class:`CellTable` of encoded rows.
+
+    Parameters
+    ----------
+    codes : list of ndarray of shape (n_samples,)
+        Group codes per attribute, as ``encode_sensitive`` returns them.
+    names : list
+        The attributes' names.
+    groups : list of ndarray
+        The distinct values per attribute.
+    true_pos, pred_pos : ndarray of shape (n_samples,), dtype bool
+        Whether the true label, and the prediction, is the favourable class.
+    weights : ndarray of shape (n_samples,) or None
+        Non-negative sample weights, already checked.
+
+    Returns
+    -------
+    table : CellTable
+    """
+    sizes = [int(values.shape[0]) for values in groups]
+    label_cell = 2 * true_pos.astype(np.int8) + pred_pos.astype(np.int8)
+    inverse, cell_codes, cell_labels = _row_keys(codes, sizes, label_cell)
+    m = cell_codes.shape[0]
+    count = np.bincount(inverse, minlength=m).astype(np.int64)
+    if weights is None:
+        weight = count.astype(np.float64)
+        weight_sq = weight
+    else:
+        weight = np.bincount(inverse, weights=weights, minlength=m)
+        weight_sq = np.bincount(inverse, weights=weights * weights, minlength=m)
+    return CellTable(attributes=list(names), groups=list(groups), codes=cell_codes,
+                     y_true=(cell_labels >> 1).astype(np.int8),
+                     y_pred=(cell_labels & 1).astype(np.int8), count=count, weight=weight,
+                     weight_sq=weight_sq, weighted=weights is not None)
