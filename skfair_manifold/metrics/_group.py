@@ -2,9 +2,12 @@
 
 Each is the largest gap of a per-group rate, for any number of groups and any
 number of sensitive attributes (one gap per attribute, then the maximum or the
-mean over attributes). The rates come from one ``np.bincount`` per attribute and
-quantity, never from a Python loop over groups.
+mean over attributes). The rates come from the cell table of :mod:`._cells` (one
+count per group combination, true label and prediction), never from a Python
+loop over groups.
 """
+
+from __future__ import annotations
 
 import warnings
 from numbers import Real

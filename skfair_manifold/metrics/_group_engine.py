@@ -96,7 +96,7 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
                 row["weight"] = float(sums["weight"][j].sum())
             for rate in RATES:
                 row[rate] = float(rates[rate][j])
-                if np.isnan(rates[rate][j]):
+                if np.isnan(rates[rate][j]) and compared[j]:
                     undefined_cells.append(f"{rate} of {name}={value}")
             row["compared"] = bool(compared[j])
             rows.append(row)
