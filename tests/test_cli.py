@@ -494,7 +494,8 @@ def test_json_has_no_nan_token_and_explains_undefined_values(capsys, tmp_path):
     path = tmp_path / "small.csv"
     frame.to_csv(path, index=False)
     code, out, err = cli(capsys, "hfm", path, "--label", "y", "--prediction", "y_pred",
-                         "--sensitive", "g", "--format", "json", "--method", "exact")
+                         "--sensitive", "g", "--format", "json", "--method", "exact",
+                         "--min-group-size", "1")
     assert code == EXIT_OK, err
     assert "NaN" not in out
     result = json.loads(out)

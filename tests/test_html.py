@@ -316,3 +316,29 @@ def test_evidence_page_knn_and_tau_rule(tmp_path):
     header = page.table_cells(next(t for t in tables if t["class"] == "testers"))[0]
     # KNN-DD compares every attribute: the testers are shown on all of them
     assert {"x0", "x3", "x5", "income", "s1"} <= set(header)
+
+
+def test_report_command_names_its_inputs_and_skips_prediction_columns(tmp_path, capsys):
+    import hashlib
+    import html
+
+    rng = np.random.default_rng(2)
+    n = 300
+    frame = pd.DataFrame({"x": rng.random(n), "sex": rng.choice(["f", "m"], n)})
+    frame["y"] = (frame["x"] > 0.5).astype(int)
+    frame["y_pred"] = (frame["x"] + 0.1 * (frame["sex"] == "m") > 0.5).astype(int)
+    frame["other_model_score"] = rng.random(n)  # another model's output, not a feature
+    path = tmp_path / "predictions.csv"
+    frame.to_csv(path, index=False)
+    out = tmp_path / "report.html"
+    assert main(["report", str(path), "--label", "y", "--prediction", "y_pred",
+                 "--sensitive", "sex", "--method", "exact", "--pos-label", "0",
+                 "-o", str(out)]) == EXIT_OK
+    err = capsys.readouterr().err
+    assert "left out column(s) other_model_score" in err and "HFM features: x " in err
+    text = html.unescape(out.read_text())
+    settings = text[text.index('id="settings-table"'):]
+    assert hashlib.sha256(path.read_bytes()).hexdigest() in settings
+    assert str(path) in settings
+    assert "<th>HFM features</th><td><bdi>x</bdi>" in settings
+    assert "prediction = 0.0 in column 'y_pred'" in text  # the favourable outcome, named

@@ -26,6 +26,32 @@ def note(quiet, message):
         print(message, file=sys.stderr)
 
 
+#: words that mark a column as another model's output rather than a feature
+_PREDICTION_WORDS = {"pred", "preds", "prediction", "predictions", "predicted", "score",
+                     "scores", "prob", "proba", "probability", "yhat", "y_hat", "logit"}
+
+
+def prediction_like(column):
+    """True when the column's name reads as a prediction, a score or a probability."""
+    import re
+
+    words = [w for w in re.split(r"[^a-z0-9]+", str(column).lower()) if w]
+    return bool(set(words) & _PREDICTION_WORDS) or str(column).lower().startswith("yhat")
+
+
+def file_provenance(path):
+    """The input file's name and SHA-256 (None for standard input)."""
+    import hashlib
+
+    if path == "-":
+        return {"file": "standard input", "sha256": None}
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return {"file": str(path), "sha256": digest.hexdigest()}
+
+
 def load_predictions(*, file, label, prediction, sensitive, features, sep, max_categories,
                      pos_label, quiet, need_features=True):
     """Read and check a CSV of predictions for ``hfm`` and ``report``.
@@ -40,9 +66,19 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
     columns += [(c, "--features") for c in (features or [])]
     check_columns(frame, file, columns)
     used = {label, prediction, *sensitive}
-    if need_features:
-        features = features or [c for c in frame.columns if c not in used]
-    else:
+    notes = []
+    if need_features and not features:
+        features = [c for c in frame.columns if c not in used]
+        like = [c for c in features if prediction_like(c)]
+        if like:
+            notes.append(f"left out column(s) {', '.join(like)} from the HFM features: their "
+                         f"names look like predictions or scores (name them in --features "
+                         f"to use them).")
+            features = [c for c in features if c not in like]
+        notes.append(f"HFM features: {', '.join(features) if features else '(none)'} "
+                     f"(every column but the label, the prediction and the sensitive ones; "
+                     f"--features to choose).")
+    elif not need_features:
         features = []
     check_no_missing(frame, [label, prediction, *sensitive, *features])
     y_true = numeric_column(frame, label, "--label")
@@ -54,6 +90,9 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
     X = None
     if need_features:
         X, _, encoded, merged = feature_matrix(frame, features, max_categories=max_categories)
+    for message in notes:
+        note(quiet, message)
+    if need_features:
         if encoded:
             note(quiet, f"one-hot encoded the text column(s) {', '.join(encoded)}.")
         if merged:
@@ -62,13 +101,17 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
                         f"others merged into '(other)' (--max-categories).")
     if pos_label is not None:
         pos_label = float(parse_value_like(frame, label, pos_label, "--pos-label"))
+    import pandas as pd
+
+    y_true = pd.Series(y_true, name=label)
+    y_pred = pd.Series(y_pred, name=prediction)
     return {"frame": frame, "y_true": y_true, "y_pred": y_pred,
             "A": frame[list(sensitive)], "X": X, "features": list(features),
             "pos_label": pos_label}
 
 
 def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidence=0.95,
-            intersect=False, hfm=True):
+            intersect=False, hfm=True, min_group_size=30):
     """``fairness_report`` on loaded data; every failure of the library is a CLIError.
 
     Returns ``(report, warning messages)``.
@@ -86,7 +129,8 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
                     data["y_true"], data["y_pred"], sensitive_features=data["A"],
                     X=data["X"] if hfm else None, pos_label=data["pos_label"],
                     intersect=intersect, n_boot=n_boot, confidence=confidence,
-                    random_state=seed, hfm_options=hfm_options)
+                    random_state=seed, hfm_options=hfm_options,
+                    min_group_size=min_group_size)
             else:  # HFM alone (multi-class labels without a positive class)
                 report = {"hfm_report": hfm_report(data["y_true"], data["y_pred"],
                                                    X=data["X"], sensitive_features=data["A"],
@@ -122,6 +166,7 @@ def result_dict(report, names, *, baselines):
                 row[baseline] = float(gaps[f"{baseline}_difference"])
                 row[f"{baseline}_ratio"] = float(gaps[f"{baseline}_ratio"])
             row["passes_four_fifths"] = bool(gaps["passes_four_fifths"])
+            row["four_fifths"] = str(gaps["four_fifths"])
         result["per_attribute"][str(name)] = row
     if baselines:
         worst = report.gaps.iloc[-1]  # "all attributes", or the one attribute
@@ -129,6 +174,9 @@ def result_dict(report, names, *, baselines):
         result["baselines"].update({f"{b}_ratio": float(worst[f"{b}_ratio"])
                                     for b in BASELINES})
         result["baselines"]["passes_four_fifths"] = bool(worst["passes_four_fifths"])
+        result["baselines"]["four_fifths"] = str(worst["four_fifths"])
+        result["favourable"] = report.options["favourable_text"]
+        result["headline"] = list(report.headline)
         full = report.to_dict(undefined=float("nan"))  # dump_json explains each
         result["by_group"] = full["by_group"]
         result["gaps"] = full["gaps"]
@@ -167,10 +215,13 @@ def format_measures_table(result):
                  f" method {info['method']!r}"
                  + (f" ({info['engine']} distances)." if info.get("engine") else "."))
     if "baselines" in result:
-        flag = "passes" if result["baselines"]["passes_four_fifths"] else "FAILS"
+        flag = {"passes": "passes", "fails": "FAILS", "inconclusive": "is INCONCLUSIVE",
+                "undefined": "is undefined"}[result["baselines"]["four_fifths"]]
+        lines.append(f"Favourable outcome: {result['favourable']}.")
         lines.append(f"Selection-rate ratio (smallest over largest): "
                      f"{_format_number(result['baselines']['demographic_parity_ratio'])}; "
-                     f"the four-fifths rule (>= 0.8) {flag}.")
+                     f"the four-fifths rule (>= 0.8, judged on the ratio's interval) {flag}.")
+        lines += [textwrap.fill(sentence, 79) for sentence in result["headline"]]
     lines.append(textwrap.fill(
         "HFM is log(D_f / D) with the natural logarithm: 0 means the predictions keep the "
         "groups as far apart as the true labels do; above 0 the model adds distance between "
@@ -190,14 +241,14 @@ def _engine(report):
 def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories=50,
             method="auto", m1=5, m2=None, scale=True, pos_label=None, baselines=True,
             n_boot=0, confidence=0.95, intersect=False, seed=0, format="table",
-            quiet=False, sep=",", output=None):
+            quiet=False, sep=",", output=None, min_group_size=30):
     """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input."""
     data = load_predictions(file=file, label=label, prediction=prediction,
                             sensitive=sensitive, features=features, sep=sep,
                             max_categories=max_categories, pos_label=pos_label, quiet=quiet)
     report, messages = measure(data, method=method, m1=m1, m2=m2, scale=scale, seed=seed,
                                baselines=baselines, n_boot=n_boot, confidence=confidence,
-                               intersect=intersect)
+                               intersect=intersect, min_group_size=min_group_size)
     result = result_dict(report, sensitive, baselines=baselines)
     result["warnings"] = messages
     result["info"] = {"file": file, "n_rows": int(data["frame"].shape[0]),

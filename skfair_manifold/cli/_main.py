@@ -128,10 +128,14 @@ def _add_prediction_columns(parser):
                         help="the favourable label for DP, EO and PQP (default: 1 with 0/1 "
                              "labels; required for other labels)")
     parser.add_argument("--n-boot", type=_non_negative_int, default=0, metavar="N",
-                        help="bootstrap replicates for intervals of the per-group rates and "
-                             "gaps (default: 0, none)")
+                        help="0: score intervals of every rate and gap, valid at any group "
+                             "size; N > 0: the gaps' intervals from a percentile bootstrap "
+                             "of N replicates instead, for large groups (default: 0)")
     parser.add_argument("--confidence", type=_open_probability, default=0.95,
-                        help="coverage of the bootstrap intervals (default: 0.95)")
+                        help="coverage of the intervals (default: 0.95)")
+    parser.add_argument("--min-group-size", type=_positive_int, default=30, metavar="N",
+                        help="groups of fewer rows are shown but left out of the gaps and "
+                             "the four-fifths verdict (default: 30)")
     parser.add_argument("--intersect", action="store_true",
                         help="take the combinations of the sensitive columns as the groups "
                              "(as fairlearn does with several columns) instead of each "
