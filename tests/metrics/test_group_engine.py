@@ -353,3 +353,26 @@ def test_help_signature_is_short():
 
     text = str(inspect.signature(fairness_report))
     assert len(text) < 600 and "numpy" not in text and "ArrayLike" in text
+
+
+@pytest.mark.parametrize("n", [4, 10, 30, 60])
+def test_two_group_intervals_exact_coverage(n):
+    """Two groups: Newcombe's difference and the MOVER ratio, coverage summed over every
+    outcome of the two binomials, at least 90% for 90% intervals."""
+    from skfair_manifold.metrics._intervals import _two_groups
+
+    x = np.arange(n + 1)
+    low, high = wilson_cc(x, np.full(n + 1, n), 0.9)
+    for p1, p2 in itertools.combinations_with_replacement([0.1, 0.5, 0.8], 2):
+        true_diff, true_ratio = abs(p1 - p2), min(p1, p2) / max(p1, p2)
+        weights = np.outer(stats.binom.pmf(x, n, p1), stats.binom.pmf(x, n, p2))
+        covered = {"difference": 0.0, "ratio": 0.0}
+        for i in range(n + 1):
+            for j in range(n + 1):
+                out = _two_groups(np.array([i / n, j / n]), low[[i, j]], high[[i, j]],
+                                  {"ratio": (0.0, 1.0)})
+                for form, truth in (("difference", true_diff), ("ratio", true_ratio)):
+                    if out[form][0] <= truth <= out[form][1]:
+                        covered[form] += weights[i, j]
+        for form, coverage in covered.items():
+            assert coverage >= 0.9, (n, p1, p2, form, coverage)
