@@ -1,7 +1,9 @@
 """Render the two HTML reports in headless Chromium and write their screenshots.
 
 1. The fairness report of a LightGBM model on Adult (trained on one half,
-   measured on the other): ``skfair-manifold report``.
+   measured on the other) with the combinations of race, sex and an age band
+   as the groups: ``skfair-manifold report --intersect``, at 1280 px and at
+   400 px (a phone).
 2. The situation-testing evidence of the Dutch census audit (sex protected,
    CBN-DD with the paper's Q): ``skfair-manifold audit --html``.
 
@@ -71,14 +73,17 @@ def adult_report(data_dir, out):
     frame = bunch.data.iloc[test].copy()
     for column in A.columns:
         frame[column] = A[column].iloc[test].to_numpy()
+    ages = frame["age"].to_numpy(dtype=float)
+    frame["age_band"] = np.where(ages < 30, "under 30", np.where(ages < 50, "30-49", "50+"))
     frame["income"] = y[test]
     frame["predicted"] = model.predict(features.iloc[test])
     csv = out / "adult_predictions.csv"
     frame.to_csv(csv, index=False)
     html = out / "adult_report.html"
     code = main(["report", str(csv), "--label", "income", "--prediction", "predicted",
-                 "--sensitive", "sex", "race", "--n-boot", "200", "--title",
-                 "Adult, LightGBM: fairness report", "-o", str(html), "-q"])
+                 "--sensitive", "race", "sex", "age_band", "--intersect", "--features",
+                 *[c for c in bunch.data.columns if c not in ("race", "sex")], "--title",
+                 "Adult, LightGBM: race x sex x age band", "-o", str(html), "-q"])
     assert code == 0
     print(f"Adult: {len(test)} test rows, accuracy {np.mean(frame.predicted == frame.income):.3f}"
           f" -> {html}")
@@ -133,11 +138,13 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     SHOTS.mkdir(parents=True, exist_ok=True)
     report = adult_report(args.data_dir, out)
-    screenshot(report, SHOTS / "adult_report.png", height=2000)
+    screenshot(report, SHOTS / "adult_report.png", width=1280, height=2400)
+    screenshot(report, SHOTS / "adult_report_400.png", width=400, height=2400)
     evidence, flagged = dutch_evidence(args.data_dir, out)
-    screenshot(evidence, SHOTS / "dutch_evidence_summary.png", height=1400)
-    screenshot(one_sheet(evidence, flagged, out), SHOTS / "dutch_evidence_sheet.png",
-               width=1400, height=1500)
+    screenshot(evidence, SHOTS / "dutch_evidence_summary.png", width=1280, height=1400)
+    sheet = one_sheet(evidence, flagged, out)
+    screenshot(sheet, SHOTS / "dutch_evidence_sheet.png", width=1280, height=1800)
+    screenshot(sheet, SHOTS / "dutch_evidence_sheet_400.png", width=400, height=2400)
 
 
 if __name__ == "__main__":

@@ -13,28 +13,47 @@ class FairnessReport(Bunch):
 
     A :class:`~sklearn.utils.Bunch` (attributes and keys alike) with:
 
+    headline : list of str
+        One sentence per attribute that fails the four-fifths rule or is
+        inconclusive: the worst-off and best-off groups, their selection
+        rates, the ratio with its interval and the same ratio in the true
+        labels; one sentence when every attribute passes.
     by_group : DataFrame
         Indexed by (``attribute``, ``group``); columns ``count`` (rows),
-        ``weight`` (sum of ``sample_weight``, equal to ``count`` without it)
-        and the rates ``base_rate`` (``P(y_true = pos)``), ``selection_rate``
+        ``weight`` (sum of ``sample_weight``, with weights only), the rates
+        ``base_rate`` (``P(y_true = pos)``), ``selection_rate``
         (``P(y_pred = pos)``), ``true_positive_rate``,
-        ``false_positive_rate``, ``precision`` and ``accuracy``. A rate whose
-        denominator is 0 is ``nan`` (with an
-        :class:`UndefinedFairnessWarning`).
+        ``false_positive_rate``, ``precision`` and ``accuracy`` (``nan``
+        where the denominator is 0), and ``compared``: the group has at
+        least ``min_group_size`` rows and takes part in the gaps.
     overall : Series
         The same quantities over all rows.
     gaps : DataFrame
-        One row per attribute and one, ``"all attributes"``, that takes the
-        worst attribute (largest difference, smallest ratio): what the group
-        metrics return with ``aggregate="max"``. For each of
-        ``demographic_parity``, ``equal_opportunity`` and
-        ``predictive_quality_parity``, the columns ``<metric>_difference``
-        (``method="between_groups"``), ``<metric>_difference_to_overall``,
-        ``<metric>_ratio`` (smallest rate over largest) and
-        ``<metric>_ratio_to_overall``; then ``passes_four_fifths``: the
-        selection-rate ratio is at least 0.8.
+        One row per attribute and, with several attributes, a summary row
+        (``options["summary_label"]``, ``"all attributes"`` unless a column
+        is called so) that takes the worst attribute. Over the compared
+        groups, for each of ``demographic_parity``, ``equal_opportunity``
+        and ``predictive_quality_parity``: ``<metric>_difference``
+        (largest rate minus smallest), ``<metric>_difference_to_overall``,
+        ``<metric>_ratio`` (smallest over largest), ``<metric>_ratio_to_overall``,
+        ``<metric>_group_high`` and ``<metric>_group_low`` (the groups with
+        the largest and smallest rate) and ``<metric>_detectable_difference``
+        (the smallest difference a test at 5% would detect with 80% power
+        between the smallest and the largest compared group); then
+        ``base_rate_difference`` and ``base_rate_ratio`` (the same gap in the
+        true labels), ``four_fifths`` (``"passes"``, ``"fails"``,
+        ``"inconclusive"`` or ``"undefined"``, judged on the interval of
+        the selection-rate ratio), ``passes_four_fifths`` (the point
+        estimate is at least 0.8), ``groups_compared``, ``groups_left_out``
+        and ``rows_left_out``.
+    intervals : Bunch
+        ``by_group`` and ``gaps``: frames of the same index with columns
+        ``<quantity>_low`` and ``<quantity>_high``; ``method`` (``"score"``
+        or ``"bootstrap"``), ``n_boot`` and ``confidence``.
+    cells : CellTable
+        The table every number above comes from.
     hfm : DataFrame or None
-        With ``X``: per attribute and ``"all attributes"``, ``hfm_max``,
+        With ``X``: per attribute and the summary row, ``hfm_max``,
         ``hfm_avg`` and the distances ``d_max``, ``d_f_max``, ``d_avg``,
         ``d_f_avg`` of :func:`hfm_report` (and ``<value>_low``,
         ``<value>_high`` when that report carries intervals).
@@ -42,14 +61,14 @@ class FairnessReport(Bunch):
         The :func:`hfm_report` it came from.
     dr : Series or None
         With ``estimator``: the discriminative risk per attribute and their
-        mean (``"all attributes"``, DR_avg of the HFM paper).
-    intervals : Bunch or None
-        With ``n_boot > 0``: ``by_group`` and ``gaps``, frames of the same
-        index with columns ``<quantity>_low`` and ``<quantity>_high``
-        (percentile bootstrap at ``confidence``), and ``n_boot``,
-        ``confidence``.
+        mean (the summary row, DR_avg of the HFM paper).
     options : dict
-        The options the report was made with.
+        The options and settings the report was made with, the favourable
+        outcome in words (``favourable_text``), the package version and the
+        date.
+    provenance : dict
+        Where the data came from, filled by the command line (input file and
+        its SHA-256, rows dropped); empty from Python.
     warnings : list of str
         The undefined values met.
     """
