@@ -107,7 +107,7 @@ def test_fairness_report_html(report):
     assert "A &lt;model&gt; &amp; its groups" in text  # escaped by the template
     assert {"gaps-table", "groups-table", "hfm-table", "how-to-read-hfm"} <= page.ids
     tables = {t["id"]: t["rows"] for t in page.tables}
-    assert tables["groups-table"] == 1 + 2 + 3 + 1  # header, 5 groups, all rows
+    assert tables["groups-table"] == 1 + 2 + 2 + 3 + 1  # header, 2 attributes, 5 groups, all
     assert tables["gaps-table"] == 1 + 3  # header, sex, race, all attributes
     assert page.tags.count("svg") == 2  # one bar chart per attribute, inline
     assert "fails" in page.text  # selection rates differ by sex well beyond 4/5
