@@ -28,6 +28,7 @@ __all__ = [
     "check_features",
     "check_label",
     "check_pair",
+    "check_complete",
     "check_sample_weight",
     "column_1d",
     "did_you_mean",
@@ -355,6 +356,28 @@ def check_features(X, *, name="X"):
     X = np.ascontiguousarray(X, dtype=np.float64)
     _check_finite(X, name)
     return X
+
+
+def check_complete(X, *, name="X"):
+    """Raise, naming the column, when a DataFrame or an array holds a missing value.
+
+    Missing: ``None``, ``NaN``, ``NaT`` and ``pd.NA`` (in object, string,
+    nullable and float columns alike), so that ``None`` among strings is not
+    taken for a number and ``pd.NA`` never reaches a comparison. Other
+    inputs (lists, ...) are checked as numpy arrays; 1-D and 2-D only.
+    """
+    if is_dataframe(X):
+        names, columns = frame_columns(X)
+    else:
+        arr = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.dtype.kind not in "fcmMO":
+            return
+        names = list(range(arr.shape[1]))
+        columns = [arr[:, j] for j in names]
+    for column, col in zip(names, columns):
+        missing = _missing_mask(col)
+        if missing.any():
+            _raise_missing(missing, name, where=f" in column {column!r}")
 
 
 def _check_finite(arr, name):
