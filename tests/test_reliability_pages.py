@@ -129,4 +129,4 @@ def test_long_words_wrap_and_the_graph_stays_narrow():
     layout = graph_layout({"decision": [long_name, "b"], long_name: []}, "decision",
                           [long_name], "b")
     assert layout["width"] <= 1280
-    assert all(len(node["name"]) <= 40 for node in layout["nodes"])
+    assert all(len(node["name"]) <= 30 for node in layout["nodes"])

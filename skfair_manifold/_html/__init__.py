@@ -216,8 +216,9 @@ def graph_layout(parents, decision, q, protected, *, width=640):
         return None
     layers = _layers(mapping, decision, depth=3)
     longest = max(len(_short(node)) for layer in layers for node in layer) + 4
-    node_width = max(90, 7 * longest + 16)
-    width = max(width, (node_width + 20) * max(len(layer) for layer in layers) + 20)
+    node_width = max(90, 8 * longest + 16)
+    # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node
+    width = max(width, (node_width + 20) * (max(len(layer) for layer in layers) + 1))
     layer_gap, top = 90, 40
     height = top + layer_gap * (len(layers) - 1) + 50
     position = {}
@@ -239,7 +240,7 @@ def graph_layout(parents, decision, q, protected, *, width=640):
             "node_width": node_width}
 
 
-def _short(name, limit=40):
+def _short(name, limit=30):
     """A node's name for the graph: at most ``limit`` characters, the rest as an ellipsis."""
     text = str(name)
     return text if len(text) <= limit else text[:limit - 1] + "\u2026"
