@@ -366,6 +366,12 @@ def check_complete(X, *, name="X"):
     taken for a number and ``pd.NA`` never reaches a comparison. Other
     inputs (lists, ...) are checked as numpy arrays; 1-D and 2-D only.
     """
+    if _is_pandas_frame(X):  # pandas' isna is vectorised, object columns included
+        missing = X.isna().to_numpy()
+        if missing.any():
+            j = int(np.flatnonzero(missing.any(axis=0))[0])
+            _raise_missing(missing[:, j], name, where=f" in column {X.columns[j]!r}")
+        return
     if is_dataframe(X):
         names, columns = frame_columns(X)
     else:

@@ -69,3 +69,22 @@ def test_multiindex_and_integer_named_feature_columns():
 def test_names_that_read_the_same_are_refused(frame):
     with pytest.raises(ValueError, match="columns named .* must be distinct as text"):
         demographic_parity(Y, P, sensitive_features=frame)
+
+
+@pytest.mark.parametrize("column", [
+    pd.Series(["a", None, "b"] * 3, dtype=object),
+    pd.Series(["a", None, "b"] * 3, dtype="string"),
+    pd.Series([1.0, None, 2.0] * 3, dtype="Float64"),
+    pd.Series([1.0, np.nan, 2.0] * 3),
+])
+def test_check_complete_names_the_column_and_the_row(column):
+    from skfair_manifold.utils._validation import check_complete
+
+    frame = pd.DataFrame({"ok": range(9), "city": column})
+    with pytest.raises(ValueError, match="missing values \\(NaN, None or NA\\) in column "
+                                         "'city': 3 row\\(s\\), first at row 1"):
+        check_complete(frame)
+    array = frame.to_numpy(dtype=object)
+    with pytest.raises(ValueError, match="in column 1: 3 row"):
+        check_complete(array)
+    check_complete(frame.dropna())
