@@ -643,6 +643,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         D : ndarray of shape (n_samples_X, n_samples_Y)
         """
         check_is_fitted(self)
+        self._check_params_at_use()
         Zx = self._encode(self._validate(X))
         Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
         q = self._q_idx

@@ -54,6 +54,8 @@ def test_set_params_after_fit_is_checked_at_transform(data):
     fitted.set_params(method="cbn")
     with pytest.raises(ValueError, match="parameter\\(s\\) method changed since fit"):
         fitted.report(X, y)
+    with pytest.raises(ValueError, match="changed since fit"):
+        fitted.pairwise(X.iloc[:2])
 
 
 def test_object_column_with_none_is_called_missing(data):
