@@ -14,7 +14,15 @@ the fix), or a correct result of an edge case. Each outcome is sorted into:
   / ``inf`` with no warning;
 * ``hang``: over the time limit or out of memory.
 
-Run it with ``python benchmarks/input_sweep.py`` (about a minute); ``-v``
+A case that returns a value may also check it (``check``: None when right,
+else what is wrong), so that a wrong number is ``silent`` too; a case that
+expects a value may accept a clear refusal instead (its ``fragment``). The
+cases of the reliability issue are in ``_sweep_reliability.py``; groups
+tagged ``[exact engine]``, ``[group keys]`` or ``[names]`` depend on the
+distances' dynamic range, the group engine's keys and the report's own
+names, and the last line counts them apart.
+
+Run it with ``python benchmarks/input_sweep.py`` (about two minutes); ``-v``
 prints every case. It needs no data files.
 """
 
@@ -39,11 +47,15 @@ class _Timeout(Exception):
     pass
 
 
+class Wrong(str):
+    """A command line's output that its check found wrong: the case is silent."""
+
+
 def _alarm(signum, frame):
     raise _Timeout
 
 
-def _run_case(func, expect, fragment, errors=(ValueError, TypeError)):
+def _run_case(func, expect, fragment, errors=(ValueError, TypeError), check=None):
     """One case -> (category, detail)."""
     signal.signal(signal.SIGALRM, _alarm)
     signal.alarm(TIME_LIMIT)
@@ -59,6 +71,8 @@ def _run_case(func, expect, fragment, errors=(ValueError, TypeError)):
         message = str(exc)
         if expect == "error" and (fragment is None or fragment in message):
             return "clear", f"{type(exc).__name__}: {message[:110]}"
+        if expect == "ok" and fragment is not None and fragment in message:
+            return "clear", f"refused: {type(exc).__name__}: {message[:100]}"
         return "unclear", f"{type(exc).__name__}: {message[:160]}"
     except Exception as exc:  # noqa: BLE001 - the sweep sorts every outcome
         return "unclear", f"{type(exc).__name__}: {str(exc)[:160]}"
@@ -66,6 +80,12 @@ def _run_case(func, expect, fragment, errors=(ValueError, TypeError)):
         signal.alarm(0)
     if expect == "error":
         return "silent", f"returned {result!r:.80}"
+    if isinstance(result, Wrong):
+        return "silent", str(result)
+    if check is not None:
+        wrong = check(result)
+        if wrong:
+            return "silent", wrong
     values = _numbers(result)
     warned = any("Undefined" in w.category.__name__ for w in caught)
     for value in values:
@@ -84,10 +104,11 @@ def _numbers(result):
     return []
 
 
-def _cli(args, expect, fragment, stdin=None):
-    """A command-line case: one clear line and exit code 1/2, or success."""
+def _cli(args, expect, fragment, stdin=None, stdout_check=None):
+    """A command-line case: one clear line and exit code 1/2, or success (its output
+    checked by ``stdout_check``, None when right)."""
     def run():
-        proc = subprocess.run([sys.executable, "-m", "skfair_manifold", *args],
+        proc = subprocess.run([sys.executable, "-m", "skfair_manifold", *map(str, args)],
                               capture_output=True, text=True, timeout=TIME_LIMIT,
                               input=stdin)
         return proc
@@ -100,7 +121,8 @@ def _cli(args, expect, fragment, stdin=None):
         if proc.returncode == 0:
             if expect == "error":
                 return f"exit 0: {proc.stdout[:60]!r}"
-            return 0.0
+            wrong = stdout_check(proc.stdout) if stdout_check is not None else None
+            return Wrong(wrong) if wrong else 0.0
         if fragment is not None and fragment not in err:
             raise RuntimeError(f"exit {proc.returncode}: {err[:140]}")
         raise ValueError(f"exit {proc.returncode}: {err.splitlines()[-1][:120]}")
@@ -143,8 +165,9 @@ def build_cases(tmp):
     sex = np.array(["f", "m"])[rng.integers(0, 2, n)]
     cases = []
 
-    def add(group, name, func, expect="error", fragment=None, errors=(ValueError, TypeError)):
-        cases.append((group, name, func, expect, fragment, errors))
+    def add(group, name, func, expect="error", fragment=None, errors=(ValueError, TypeError),
+            check=None):
+        cases.append((group, name, func, expect, fragment, errors, check))
 
     # ---------------------------------------------------------------- group metrics
     for metric in (demographic_parity, equal_opportunity, predictive_quality_parity):
@@ -361,6 +384,9 @@ def build_cases(tmp):
         ["audit", str(csv), "--decision", "y", "--positive-label", "1", "--protected", "sex",
          "--protected-value", "f", "--graph", str(tmp)], "error", str(tmp)))
     add("cli", "unknown command", _cli(["nope"], "error", None))
+    from _sweep_reliability import add_cases
+
+    add_cases(add, tmp, _cli)
     return cases
 
 
@@ -382,8 +408,8 @@ def main(argv=None):
     counts = {k: 0 for k in ("clear", "handled", "unclear", "silent", "hang")}
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for group, name, func, expect, fragment, errors in build_cases(Path(tmp)):
-            category, detail = _run_case(func, expect, fragment, errors)
+        for group, name, func, expect, fragment, errors, check in build_cases(Path(tmp)):
+            category, detail = _run_case(func, expect, fragment, errors, check)
             counts[category] += 1
             rows.append((category, group, name, detail))
     for category, group, name, detail in rows:
@@ -392,6 +418,9 @@ def main(argv=None):
     total = sum(counts.values())
     print(f"\n{total} cases in {time.perf_counter() - start:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items()))
+    for tag in ("[exact engine]", "[group keys]", "[names]"):
+        tagged = [row[0] for row in rows if tag in row[1]]
+        print(f"  of which {tag}: " + ", ".join(f"{tagged.count(k)} {k}" for k in counts))
     return 0
 
 

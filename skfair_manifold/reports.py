@@ -32,8 +32,11 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
     y : array-like of shape (n_samples,)
         Their decisions.
     ids : array-like of shape (n_samples,) or None, default=None
-        A name per row (its position when None); the sheet of a person is
-        found in the page as ``#person-<id>``.
+        A distinct name per row (its position when None); the sheet of a
+        person is found in the page as ``#person-<id>`` (characters other
+        than ASCII letters, digits, ``-`` and ``_`` become ``_``, and a
+        short hash of the id follows, so that distinct ids never share an
+        anchor).
     max_sheets : int, default=500
         Sheets for at most the first ``max_sheets`` flagged people; all are
         listed in the summary.
@@ -76,6 +79,12 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
     ids = np.arange(frame.shape[0]) if ids is None else np.asarray(ids)
     if ids.shape[0] != frame.shape[0]:
         raise ValueError(f"ids has {ids.shape[0]} values but X has {frame.shape[0]} rows.")
+    texts = pd.Series([str(v) for v in ids.tolist()])
+    if texts.duplicated().any():
+        dup = texts[texts.duplicated()].iloc[0]
+        rows = np.flatnonzero(texts.to_numpy() == dup)[:2].tolist()
+        raise ValueError(f"ids must name each row once; {dup!r} names rows {rows[0]} and "
+                         f"{rows[1]}. Give distinct ids (the command line refuses them too).")
     report = auditor.report(X, y)
     id_column = "id" if "id" not in frame.columns else "row_id"
     frame.insert(0, id_column, ids)

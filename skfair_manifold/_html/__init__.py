@@ -11,7 +11,9 @@ testers' ids, weights and decisions).
 """
 
 import datetime
+import hashlib
 import math
+import re
 
 import numpy as np
 
@@ -39,7 +41,9 @@ def _environment():
     env = jinja2.Environment(
         loader=jinja2.PackageLoader("skfair_manifold._html", "templates"),
         autoescape=jinja2.select_autoescape(["html", "j2", "svg"]),
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+        finalize=_finalize)
+    env.filters["join"] = _join
     env.filters["num"] = _num
     env.filters["pct"] = _pct
     env.filters["anchor"] = _anchor
@@ -67,10 +71,96 @@ def _pct(value):
     return f"{100 * float(value):+.1f}%"
 
 
+# ----------------------------------------------------------------------------- any text
+
+#: control characters (C0 but tab and line ends, DEL, C1) and lone surrogates: escaped
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+#: right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo, ... and their presentation
+#: forms) and the explicit directional marks, embeddings, overrides and isolates
+_BIDI = re.compile("[\u0590-\u08ff\u200f\u202a-\u202e\u2066-\u2069\ufb1d-\ufdff"
+                   "\ufe70-\ufefe\U00010800-\U00010fff\U0001e800-\U0001efff]")
+#: first strong isolate ... pop directional isolate: the plain-text form of <bdi>
+FSI, PDI = "\u2068", "\u2069"
+
+
+class SafeText(str):
+    """Text already made safe by :func:`safe_text` (not processed again)."""
+
+
+def _escape_control(match):
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def safe_text(value):
+    """``value`` as text any page can show: controls escaped, bidirectional text isolated.
+
+    A control character (NUL, ESC, DEL, C1 controls) or a lone surrogate is
+    written as its escape (``\\x00``), so that it is neither written raw nor
+    lost. Text with right-to-left letters or directional formatting
+    characters (such as U+202E, the right-to-left override) is put between
+    U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE, the
+    plain-text form of ``<bdi>``: whatever it holds cannot reorder the
+    text around it (the isolate's end closes every embedding and override
+    opened inside), in HTML text, attributes and SVG alike.
+    """
+    if isinstance(value, SafeText):
+        return value
+    text = _CONTROL.sub(_escape_control, str(value))
+    if _BIDI.search(text):
+        text = FSI + text + PDI
+    return SafeText(text)
+
+
+def _finalize(value):
+    """Every ``{{ value }}`` of the templates: text through :func:`safe_text`."""
+    import markupsafe
+
+    if isinstance(value, str) and not isinstance(value, markupsafe.Markup):
+        return safe_text(value)
+    return value
+
+
+def _neutral(sentence):
+    """A sentence of the package that quotes names: their directional embeddings,
+    overrides and isolates escaped (``\\u202e``), so that none reorders the sentence."""
+    return SafeText(safe_text(re.sub("[\u202a-\u202e\u2066-\u2069]",
+                                     lambda m: f"\\u{ord(m.group()):04x}", str(sentence))))
+
+
+def _join(items, separator=""):
+    """The templates' ``join``: each item made safe alone, so that one cannot reorder the next."""
+    return SafeText(separator.join(safe_text(item) for item in items))
+
+
 def _anchor(value):
-    """A safe HTML id for a person: letters, digits, ``-`` and ``_`` kept."""
-    text = "".join(c if c.isalnum() or c in "-_" else "_" for c in str(value))
-    return f"person-{text}"
+    """A stable HTML id for a person, derived from the id.
+
+    ASCII letters, digits, ``-`` and ``_`` are kept (at most 40 of them),
+    other characters become ``_``; when that changed the id (``a b`` and
+    ``a/b`` both give ``a_b``), eight hexadecimal digits of the id's SHA-1
+    follow, so that distinct ids give distinct anchors. Ids in the page are
+    made unique by :func:`unique_anchors`.
+    """
+    text = str(value)
+    slug = re.sub("[^A-Za-z0-9_-]", "_", text)[:40]
+    if slug != text:
+        slug += "-" + hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"person-{slug}"
+
+
+def unique_anchors(values):
+    """One anchor per value, :func:`_anchor` with ``-2``, ``-3``, ... on a collision."""
+    used, anchors = set(), []
+    for value in values:
+        anchor = base = _anchor(value)
+        n = 1
+        while anchor in used:
+            n += 1
+            anchor = f"{base}-{n}"
+        used.add(anchor)
+        anchors.append(anchor)
+    return anchors
 
 
 def _interval(iv, key, column):
@@ -143,9 +233,10 @@ def graph_layout(parents, decision, q, protected, *, width=640):
     if decision not in mapping:
         return None
     layers = _layers(mapping, decision, depth=3)
-    longest = max(len(str(node)) for layer in layers for node in layer) + 4
-    node_width = max(90, 7 * longest + 16)
-    width = max(width, (node_width + 20) * max(len(layer) for layer in layers) + 20)
+    longest = max(len(_short(node)) for layer in layers for node in layer) + 4
+    node_width = max(90, 8 * longest + 16)
+    # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node
+    width = max(width, (node_width + 20) * (max(len(layer) for layer in layers) + 1))
     layer_gap, top = 90, 40
     height = top + layer_gap * (len(layers) - 1) + 50
     position = {}
@@ -159,12 +250,18 @@ def graph_layout(parents, decision, q, protected, *, width=640):
             if child in position and p in position:
                 (x1, y1), (x2, y2) = position[p], position[child]
                 edges.append({"x1": x1, "y1": y1 + 14, "x2": x2, "y2": y2 - 16})
-    nodes = [{"name": str(node), "x": x, "y": y,
+    nodes = [{"name": _short(node), "x": x, "y": y,
               "kind": ("decision" if node == decision else "q" if node in q
                        else "protected" if node == protected else "other")}
              for node, (x, y) in position.items()]
     return {"width": width, "height": height, "nodes": nodes, "edges": edges,
             "node_width": node_width}
+
+
+def _short(name, limit=30):
+    """A node's name for the graph: at most ``limit`` characters, the rest as an ellipsis."""
+    text = str(name)
+    return text if len(text) <= limit else text[:limit - 1] + "\u2026"
 
 
 # ----------------------------------------------------------------------------- report
@@ -289,11 +386,18 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
     context = {
         "title": title, "generated": options["created"], "options": options, "groups": groups,
         "rate_labels": list(RATE_LABELS.values()), "gaps": gaps, "hfm": hfm, "dr": dr,
+<<<<<<< HEAD
         "charts": charts, "hfm_reading": HFM_READING, "warnings": data["warnings"],
         "intervals": iv, "overall": data["overall"], "headline": data["headline"],
         "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
                          for g in gaps if not g["summary"]),
         "settings": settings_rows(data), "fragment": fragment,
+=======
+        "charts": charts, "hfm_reading": HFM_READING, "warnings": [_neutral(w) for w in report.warnings],
+        "intervals": None if iv is None else {"n_boot": iv.n_boot,
+                                              "confidence": iv.confidence},
+        "overall": report.overall.to_dict(),
+>>>>>>> rel21
     }
     return _environment().get_template("report.html.j2").render(**context)
 
@@ -509,10 +613,13 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
     level = f"{100 * (1 - summary['alpha_test']):g}%"
     sheets = []
     flagged = []
+    anchors = unique_anchors(table[id_column] if id_column else table["row"])
+    # names and values inside the sentences below, each isolated on its own
+    who, value = safe_text(protected), safe_text(summary["protected_value"])
     for n_sheet, (_, row) in enumerate(table.iterrows()):
         person = row[id_column] if id_column else row["row"]
         low, high = _interval_of(row)
-        entry = {"id": str(person), "anchor": _anchor(person), "p1": row["p1"],
+        entry = {"id": str(person), "anchor": anchors[n_sheet], "p1": row["p1"],
                  "p2": row["p2"], "diff": row["diff"], "low": low, "high": high,
                  "n1": row["n1"], "n2": row["n2"], "sheet": n_sheet < max_sheets}
         flagged.append(entry)
@@ -521,8 +628,8 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
         claimant = frame.iloc[int(row["row"])]
         evidence = report[in_report[int(row["row"])]]
         sides = []
-        for side, label in (("unprotected", f"{protected} \u2260 {summary['protected_value']}"),
-                            ("protected", f"{protected} = {summary['protected_value']}")):
+        for side, label in (("unprotected", SafeText(f"{who} \u2260 {value}")),
+                            ("protected", SafeText(f"{who} = {value}"))):
             positions = np.asarray(evidence[f"testers_{side}"], dtype=np.intp)
             lines = _tester_groups(positions, ids[positions], evidence[f"weights_{side}"],
                                    evidence[f"decisions_{side}"], frame=frame,
@@ -530,8 +637,9 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
             sides.append({"label": label, "lines": lines, "n_records": positions.shape[0],
                           "n": row["n1"] if side == "unprotected" else row["n2"],
                           "rate": row["p1"] if side == "unprotected" else row["p2"]})
-        rule = [f"{protected} = {summary['protected_value']} (the protected group)",
-                f"{decision} = {claimant[decision]} (a negative decision)"]
+        rule = [SafeText(f"{who} = {value} (the protected group)"),
+                SafeText(f"{safe_text(decision)} = {safe_text(claimant[decision])} "
+                         f"(a negative decision)")]
         if summary["flag_rule"] == "bound":
             rule.append(f"diff_lower = {_num(row['diff_lower'])} > tau = {summary['tau']:g}: "
                         f"the one-sided {level} {summary['bound'].capitalize()} lower bound "

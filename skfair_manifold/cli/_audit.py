@@ -144,6 +144,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
         columns.append((id, "--id"))
     columns += [(c, "--features") for c in (features or [])]
     check_columns(frame, file, columns)
+    if id:
+        check_no_missing(frame, [id])
     if id and frame[id].duplicated().any():
         dup = frame[id][frame[id].duplicated()].iloc[0]
         raise CLIError(f"column {id!r} (--id) must identify rows; {dup!r} appears twice.")

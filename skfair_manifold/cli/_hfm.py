@@ -161,7 +161,7 @@ def result_dict(report, names, *, baselines):
                "D_max": float(per.d_max[k]), "D_f_max": float(per.d_f_max[k]),
                "D_avg": float(per.d_avg[k]), "D_f_avg": float(per.d_f_avg[k])}
         if baselines and not report.options["intersect"]:
-            gaps = report.gaps.loc[name]
+            gaps = report.gaps.iloc[k]  # by position: a column may be named "all attributes"
             for baseline in BASELINES:
                 row[baseline] = float(gaps[f"{baseline}_difference"])
                 row[f"{baseline}_ratio"] = float(gaps[f"{baseline}_ratio"])
@@ -185,6 +185,15 @@ def result_dict(report, names, *, baselines):
     return result
 
 
+def summary_label(names, label="all attributes"):
+    """The label of the table's summary row: ``label``, in parentheses as often as needed
+    to differ from every attribute's name (a column may be named "all attributes")."""
+    names = {str(name) for name in names}
+    while label in names:
+        label = f"({label})"
+    return label
+
+
 def _format_number(value):
     if value is None or value != value:
         return "n/a"
@@ -201,7 +210,7 @@ def format_measures_table(result):
     rows = [(str(name), values) for name, values in result["per_attribute"].items()]
     overall = {"hfm_max": result["hfm_max"], "hfm_avg": result["hfm_avg"]}
     overall.update(result.get("baselines", {}))
-    rows.append(("all attributes", overall))
+    rows.append((summary_label(result["per_attribute"]), overall))
     first = max(len("attribute"), *(len(name) for name, _ in rows))
     lines = [f"{'attribute':<{first}}" + "".join(f"{short[m]:>10}" for m in measures)]
     lines.append("-" * len(lines[0]))

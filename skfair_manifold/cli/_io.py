@@ -2,7 +2,11 @@
 
 Reading: every failure of a CSV file (missing, empty, malformed, not text, a
 missing column, a missing or non-numeric value) becomes a :class:`CLIError`
-with one line that names the file, the column and the row.
+with one line that names the file, the column and the row. Only an empty
+field is a missing value: ``NA``, ``N/A``, ``None``, ``null``, ``nan`` and
+the like are ordinary text (a region code, a name, an id), so that a group,
+an id or ``--protected-value`` may be any of them; in a numeric column they
+are values that are not numbers, reported as such.
 
 Writing:
 
@@ -11,6 +15,13 @@ Writing:
   full disk never leaves a truncated file and never destroys the file that
   was there. Targets that are not regular files (``/dev/stdout``,
   ``/dev/full``, a pipe) are written directly.
+- **All or nothing.** Inside :func:`staged_outputs` (the command line runs
+  every command in one), :func:`write_text` only stages: every output is
+  written to its temporary file, and the files are renamed over their
+  targets (and standard output written) only when the command has produced
+  all of them. :func:`check_outputs` refuses, before any work, two outputs
+  naming one file, more than one output on standard output, a folder or a
+  missing folder, a read-only file and a folder where no file can be made.
 - **CSV injection.** A text cell that begins with ``=``, ``+``, ``-``, ``@``,
   a tab or a carriage return is prefixed with a single quote, so that a
   spreadsheet shows it as text rather than running it as a formula (OWASP's
@@ -61,6 +72,21 @@ MSG_OUTPUT_IS_INPUT = "-o/--output {path} is the input file; write the result el
 MSG_OUTPUT_FOLDER = "cannot write {path}: it is a folder; give a file name."
 MSG_OUTPUT_NO_FOLDER = "cannot write {path}: the folder {folder} does not exist."
 MSG_CANNOT_WRITE = "cannot write {path}: {reason}."
+MSG_OUTPUT_READ_ONLY = (
+    "cannot write {path}: the file is read-only (mode {mode}) and is not replaced; make it "
+    "writable or give another file."
+)
+MSG_OUTPUT_FOLDER_READ_ONLY = (
+    "cannot write {path}: the folder {folder} is not writable, and every output is written "
+    "to a temporary file in its folder first; give a file in a writable folder."
+)
+MSG_OUTPUTS_SAME = (
+    "{first} and {second} name the same file {path}; give each output its own file."
+)
+MSG_OUTPUTS_STDOUT = (
+    "{options} all go to standard output ('-', and -o/--output when it is not given); "
+    "only one output can: give the others a file."
+)
 MSG_CANNOT_READ = "cannot read {path}: {reason}."
 
 #: significant digits of the floats written in JSON
@@ -93,7 +119,9 @@ def read_csv(path, *, sep, command, minimum_rows=2):
     pd = require_pandas(command)
     source = sys.stdin if path == "-" else path
     try:
-        frame = pd.read_csv(source, sep=sep, skipinitialspace=True)
+        # only an empty field is missing: NA, None, null, nan are ordinary values
+        frame = pd.read_csv(source, sep=sep, skipinitialspace=True, keep_default_na=False,
+                            na_values=[""])
     except FileNotFoundError:
         raise CLIError(MSG_NO_FILE.format(path=path)) from None
     except IsADirectoryError:
@@ -276,6 +304,198 @@ def same_file(output, inputs):
     return False
 
 
+def is_read_only(path):
+    """True when ``path`` is a regular file that its mode or the system says not to write.
+
+    The mode is read as well as ``os.access``: an administrator may write any
+    file, but a file made read-only (``chmod a-w``, or a file of ``/proc``)
+    is still not to be replaced.
+    """
+    try:
+        st = os.stat(path)
+    except OSError:
+        return False
+    import stat
+
+    if not stat.S_ISREG(st.st_mode):
+        return False
+    return (st.st_mode & 0o222) == 0 or not os.access(path, os.W_OK)
+
+
+def folder_writable(folder):
+    """True when a new file can be made in ``folder`` (write and search permission)."""
+    return os.access(folder, os.W_OK | os.X_OK)
+
+
+def check_output(path):
+    """Raise a CLIError naming ``path`` or its folder when ``path`` cannot be written.
+
+    Standard output (None or ``"-"``) and existing non-regular files (devices,
+    pipes) are written directly and pass. Otherwise ``path`` must not be a
+    folder, its folder must exist and be writable (the output is written to
+    a temporary file beside it), and an existing file must not be read-only.
+    """
+    if path is None or path == "-":
+        return
+    if os.path.isdir(path):
+        raise CLIError(MSG_OUTPUT_FOLDER.format(path=path))
+    if os.path.exists(path) and not os.path.isfile(path):
+        return  # a device or a pipe, written directly
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        raise CLIError(MSG_OUTPUT_NO_FOLDER.format(path=path, folder=folder))
+    if is_read_only(path):
+        mode = oct(os.stat(path).st_mode & 0o777)[2:]
+        raise CLIError(MSG_OUTPUT_READ_ONLY.format(path=path, mode=mode))
+    if not folder_writable(folder):
+        raise CLIError(MSG_OUTPUT_FOLDER_READ_ONLY.format(path=path, folder=folder))
+
+
+def check_outputs(outputs):
+    """Refuse outputs of one command that would overwrite each other.
+
+    ``outputs``: list of ``(option, path)``; a path of None or ``"-"`` is
+    standard output. Two outputs naming one file (after links and ``..``),
+    or more than one on standard output, raise a CLIError (a problem of the
+    command line); each path alone is checked by :func:`check_output`.
+    """
+    to_stdout = [option for option, path in outputs if path in (None, "-")]
+    if len(to_stdout) > 1:
+        raise CLIError(MSG_OUTPUTS_STDOUT.format(options=" and ".join(to_stdout)))
+    seen = {}
+    for option, path in outputs:
+        if path in (None, "-"):
+            continue
+        key = os.path.realpath(path)
+        for other_option, other in seen.items():
+            if key == other[0] or same_file(path, [other[1]]):
+                raise CLIError(MSG_OUTPUTS_SAME.format(first=other_option, second=option,
+                                                       path=path))
+        seen[option] = (key, path)
+
+
+class StagedOutputs:
+    """The outputs of one command, made complete before any is put in place.
+
+    :func:`write_text` inside :func:`staged_outputs` calls :meth:`add`: a
+    regular file is written to a temporary file in its folder, a device or
+    standard output is kept in memory. :meth:`commit` then writes the
+    devices, renames every temporary file over its target, and writes
+    standard output last; :meth:`discard` removes the temporary files.
+    ``done`` lists the targets already replaced, for the message of an
+    interruption.
+    """
+
+    def __init__(self):
+        self.staged = []  # (kind, path, payload): "file" (tmp), "direct" or "stdout" (text)
+        self.targets = []  # every file output, in the order of the command
+        self.done = []
+
+    def add(self, path, text, stdout=None):
+        if path is None or path == "-":
+            self.staged.append(("stdout", stdout, text))
+            return
+        check_output(path)
+        self.targets.append(path)
+        if os.path.exists(path) and not os.path.isfile(path):
+            self.staged.append(("direct", path, text))
+            return
+        self.staged.append(("file", path, _temporary(path, text.encode("utf-8"))))
+
+    def commit(self):
+        order = {"direct": 0, "file": 1, "stdout": 2}
+        for kind, path, payload in sorted(self.staged, key=lambda item: order[item[0]]):
+            if kind == "stdout":
+                _write_stdout(payload, path)
+                continue
+            try:
+                if kind == "direct":
+                    with open(path, "wb") as handle:
+                        handle.write(payload.encode("utf-8"))
+                else:
+                    os.replace(payload, path)
+            except OSError as exc:
+                raise CLIError(MSG_CANNOT_WRITE.format(path=path, reason=_reason(exc))
+                               + self.changed_sentence()) from None
+            self.done.append(path)
+        self.staged = []
+
+    def discard(self):
+        for kind, _, payload in self.staged:
+            if kind == "file":
+                try:
+                    os.unlink(payload)
+                except OSError:
+                    pass
+        self.staged = []
+
+    def changed_sentence(self):
+        """What the command changed, as a sentence that begins with a space."""
+        if not self.done:
+            return " No output file was changed."
+        left = [path for path in self.targets if path not in self.done]
+        return (f" Written: {', '.join(self.done)}"
+                + (f"; not changed: {', '.join(left)}." if left else "."))
+
+
+_STAGE = []  # the StagedOutputs of the running command, if any
+
+
+class staged_outputs:
+    """Context manager: the :func:`write_text` calls inside it are staged, then committed.
+
+    On leaving normally every output is put in place (:meth:`StagedOutputs.commit`); on an
+    exception the temporary files are removed. The object is the ``StagedOutputs``.
+    """
+
+    def __enter__(self):
+        self.stage = StagedOutputs()
+        _STAGE.append(self.stage)
+        return self.stage
+
+    def __exit__(self, kind, exc, tb):
+        _STAGE.remove(self.stage)
+        try:
+            if kind is None:
+                self.stage.commit()
+        finally:
+            self.stage.discard()
+        return False
+
+
+def _write_stdout(text, stdout=None):
+    out = sys.stdout if stdout is None else stdout
+    out.write(text)
+    out.flush()
+
+
+def _temporary(path, data):
+    """``data`` in a new temporary file beside ``path``, with ``path``'s mode; its name."""
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else None
+        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
+                                   dir=folder)
+    except OSError as exc:
+        reason = f"no temporary file can be made in its folder {folder} ({_reason(exc)})"
+        raise CLIError(MSG_CANNOT_WRITE.format(path=path, reason=reason)) from None
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise CLIError(MSG_CANNOT_WRITE.format(path=path, reason=_reason(exc))) from None
+        raise
+    return tmp
+
+
 def write_text(path, text, *, stdout=None):
     """Write ``text`` to ``path`` atomically (standard output for None or ``"-"``).
 
@@ -283,44 +503,18 @@ def write_text(path, text, *, stdout=None):
     folder, flushed to disk and renamed over ``path``; on any failure the
     temporary file is removed and ``path`` is left as it was. A ``path`` that
     exists and is not a regular file (a device such as ``/dev/full``, a pipe)
-    is written directly. Every failure is a :class:`CLIError` of one line.
+    is written directly. A read-only file, a folder, a missing or read-only
+    folder are refused (:func:`check_output`). Inside :func:`staged_outputs`
+    the write is only staged, and happens with the command's other outputs.
+    Every failure is a :class:`CLIError` of one line.
     """
-    if path is None or path == "-":
-        out = sys.stdout if stdout is None else stdout
-        out.write(text)
-        out.flush()
-        return
-    if os.path.isdir(path):
-        raise CLIError(MSG_OUTPUT_FOLDER.format(path=path))
-    folder = os.path.dirname(os.path.abspath(path))
-    if not os.path.isdir(folder):
-        raise CLIError(MSG_OUTPUT_NO_FOLDER.format(path=path, folder=folder))
-    data = text.encode("utf-8")
-    try:
-        if os.path.exists(path) and not os.path.isfile(path):
-            with open(path, "wb") as handle:
-                handle.write(data)
-            return
-        mode = None
-        if os.path.exists(path):
-            mode = os.stat(path).st_mode & 0o777
-        fd, tmp = tempfile.mkstemp(prefix=f".{os.path.basename(path)}.", suffix=".tmp",
-                                   dir=folder)
+    stage = StagedOutputs() if not _STAGE else _STAGE[-1]
+    stage.add(path, text, stdout)
+    if not _STAGE:
         try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.chmod(tmp, mode if mode is not None else 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-            raise
-    except OSError as exc:
-        raise CLIError(MSG_CANNOT_WRITE.format(path=path, reason=_reason(exc))) from None
+            stage.commit()
+        finally:
+            stage.discard()
 
 
 def _umask():

@@ -11,8 +11,15 @@ EXIT_INTERRUPTED = 130
 EPILOG = """exit codes:
   0  success
   1  a problem with the input (missing file or column, malformed CSV, bad value)
-     or with an output file (missing folder, full disk); one line on stderr
-  2  a problem with the command line (unknown option, missing argument)
+     or with an output file (missing or read-only folder, read-only file, full
+     disk); one line on stderr
+  2  a problem with the command line (unknown option, missing argument, two
+     outputs naming one file or both going to standard output)
+130 interrupted (Ctrl-C); the message says which output files were replaced
+
+outputs are written to temporary files and put in place only when all are
+complete; only an empty CSV field is a missing value (NA, None, null are
+ordinary values).
 """
 
 MSG_INTERNAL = (
@@ -92,7 +99,8 @@ def _add_common(parser, *, output_help="write the result to FILE instead of stan
 
 def _add_prediction_columns(parser):
     parser.add_argument("file", help="the CSV file, with a header line ('-' reads standard "
-                                     "input)")
+                                     "input); only an empty field is a missing value: "
+                                     "NA, None, null are ordinary values")
     parser.add_argument("--label", required=True, metavar="COLUMN",
                         help="the column of true labels (numeric: 0/1, or class codes)")
     parser.add_argument("--prediction", required=True, metavar="COLUMN",
@@ -222,7 +230,8 @@ def build_parser():
             example="skfair-manifold audit decisions.csv --decision hired --protected sex "
                     "--protected-value female --positive-label yes -k 50"))
     audit.add_argument("file", help="the CSV file, with a header line ('-' reads standard "
-                                    "input)")
+                                    "input); only an empty field is a missing value: "
+                                    "NA, None, null are ordinary values")
     audit.add_argument("--decision", required=True, metavar="COLUMN",
                        help="the column of decisions (exactly two values)")
     audit.add_argument("--positive-label", required=True, metavar="VALUE",
@@ -361,23 +370,42 @@ def main(argv=None):
     """
     parser = build_parser()
     args = vars(parser.parse_args(argv))
-    from skfair_manifold.cli._io import MSG_OUTPUT_IS_INPUT, CLIError, same_file
+    from skfair_manifold.cli._io import (
+        MSG_OUTPUT_IS_INPUT,
+        CLIError,
+        check_output,
+        check_outputs,
+        same_file,
+        staged_outputs,
+    )
 
     command = args.pop("command")
     name = args.pop("command_func")
     debug = args.pop("debug", False)
-    outputs = [args.get("output"), args.get("html"), args.get("testers")]
-    for output in outputs:
+    outputs = [("-o/--output", args.get("output"))]  # None: standard output
+    outputs += [(option, args.get(key)) for option, key in (("--html", "html"),
+                                                            ("--testers", "testers"))
+                if args.get(key) is not None]
+    for _, output in outputs:
         if output is not None and same_file(output, [args.get("file"), args.get("graph")]):
             parser.error(MSG_OUTPUT_IS_INPUT.format(path=output))
     try:
-        return _command(name)(**args)
+        check_outputs(outputs)
+    except CLIError as exc:
+        parser.error(str(exc))
+    stage = None
+    try:
+        for _, output in outputs:
+            check_output(output)
+        with staged_outputs() as stage:
+            return _command(name)(**args)
     except CLIError as exc:
         print(f"skfair-manifold {command}: error: {exc}", file=sys.stderr)
         return EXIT_DATA
     except KeyboardInterrupt:
-        print(f"skfair-manifold {command}: interrupted; no output file was changed.",
-              file=sys.stderr)
+        changed = " No output file was changed." if stage is None \
+            else stage.changed_sentence()
+        print(f"skfair-manifold {command}: interrupted.{changed}", file=sys.stderr)
         return EXIT_INTERRUPTED
     except OSError as exc:
         if debug:

@@ -15,12 +15,19 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..utils._sklearn_compat import Interval, StrOptions, _check_feature_names_in, _fit_context
-from ..utils._validation import as_pandas_frame, did_you_mean, is_int, locate_column
+from ..utils._memory import check_allocation
+from ..utils._validation import (
+    as_pandas_frame,
+    check_complete,
+    did_you_mean,
+    is_int,
+    locate_column,
+)
 from ._cbn import CBNSelector
 from ._evidence import SIDES, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
 from ._knn import KNNSelector
-from ._records import KINDS, Records, Units, check_no_datetime
+from ._records import IDENTIFIER_SHARE, KINDS, Records, Units, check_no_datetime
 from ._discretize import BINNINGS
 from ._structure import TESTS, graph_to_parents, local_parent_search, pc_parents
 
@@ -60,6 +67,20 @@ MSG_FITTED_ROWS = (
     "not fitted) per row of X ({n_rows} rows); got {problem}."
 )
 MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}: it is nominal."
+MSG_REFIT = (
+    "parameter(s) {names} changed since fit (set_params); the fitted testers' pool depends "
+    "on them: call fit again."
+)
+MSG_TOO_MANY_LEVELS = (
+    "column {column!r} is {kind} but nearly every row has its own value ({distinct} distinct "
+    "values in {n} rows): CBN-DD matches testers on the values of nominal and ordinal "
+    "columns, so no row would find testers. Declare it interval (it is then cut into at "
+    "most n_bins bins), or leave it out of the graph."
+)
+#: parameters read by fit only: changing one after fit needs a new fit
+FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
+              "structure", "alpha", "structure_test", "max_depth", "smoothing", "nominal",
+              "ordinal", "interval", "n_bins", "binning", "random_state")
 
 _COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper"]
 
@@ -428,6 +449,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         for which, size in zip(("unprotected", "protected"), sizes):
             if self.k > size:
                 raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
+        if self.binning == "quantile" and records.interval.any():
+            check_allocation(24 * (self.n_bins + 1), what=f"n_bins={self.n_bins} quantiles "
+                             "of a column", fix=f"use an n_bins of at most the number of rows "
+                             f"({n}): a bin cannot hold less than one row.")
         records.fit_bins(positive, n_bins=self.n_bins, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}
@@ -452,6 +477,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             B = records.binned(Z)
             self._q_idx = self._find_parents(B, positive, columns, records)
             q = self._q_idx
+            _check_matchable(records, q, columns)
             ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
             self._selector = CBNSelector(B[:, q], units.unit_of_row, group, positive,
                                          records.nominal[q], ranges, self.smoothing,
@@ -460,7 +486,19 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             self._cell_values = self._subgroup_values
         self.q_ = [columns[j] for j in self._q_idx]
         self.flag_rule_ = self._rule_text()
+        self._fit_params = {name: repr(getattr(self, name)) for name in FIT_PARAMS}
         return self
+
+    def _check_params_at_use(self):
+        """The parameters as ``fit`` checked them: ``set_params`` after ``fit`` changes them."""
+        self._validate_params()
+        changed = [name for name in FIT_PARAMS
+                   if repr(getattr(self, name)) != self._fit_params[name]]
+        if changed:
+            raise ValueError(MSG_REFIT.format(names=", ".join(changed)))
+        for which, size in zip(("unprotected", "protected"), self.group_sizes_):
+            if self.k > size:
+                raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
 
     def _find_parents(self, B, positive, columns, records):
         c = self.protected_index_
@@ -511,6 +549,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         # polars and other frames as pandas, so that every scikit-learn version
         # records their column names
         X = as_pandas_frame(X)
+        check_complete(X)
         check_no_datetime(X)
         if isinstance(y, str) and y == "no_validation":
             return validate_data(self, X, dtype=None, reset=reset)
@@ -523,6 +562,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     # ------------------------------------------------------------------- private hooks
     def _transform(self, Z, *, cells=False, self_unit=None):
         """Rates and bounds of each encoded row: (m, 5) [, the testers' cells]."""
+        self._check_params_at_use()
         if self_unit is None:
             self_unit = self._units.lookup(Z)
         Q = self._query(Z)[:, self._q_idx]
@@ -603,9 +643,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         D : ndarray of shape (n_samples_X, n_samples_Y)
         """
         check_is_fitted(self)
+        self._check_params_at_use()
         Zx = self._encode(self._validate(X))
         Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
         q = self._q_idx
+        per_pair = 16 if self.method == "knn" else 8 * (len(q) + 4)
+        check_allocation(per_pair * Zx.shape[0] * Zy.shape[0],
+                         what=f"pairwise on {Zx.shape[0]} x {Zy.shape[0]} rows",
+                         fix="pass fewer rows of X (or Y) at a time, for example in chunks "
+                             "of 1000.")
         return self._selector.pair_distances(self._query(Zx)[:, q], self._query(Zy)[:, q])
 
     def flag(self, X: Any, y: Any) -> Any:
@@ -816,6 +862,20 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
                                                                  classes=classes.tolist()))
                 self.positive_label_ = self.positive_label
         return y == self.positive_label_
+
+
+def _check_matchable(records, q, columns):
+    """CBN-DD matches on the values of nominal and ordinal columns of Q: refuse a column
+    whose every row (nearly) has its own value, for which no row would find testers
+    (identifier-like columns are warned about by Records already)."""
+    n = records.Z.shape[0]
+    for j in q:
+        if records.interval[j] or n < 20 or j in records.identifiers:
+            continue
+        distinct = np.unique(records.Z[:, j]).shape[0]
+        if distinct >= IDENTIFIER_SHARE * n:
+            raise ValueError(MSG_TOO_MANY_LEVELS.format(
+                column=columns[j], kind=records.kinds[j], distinct=distinct, n=n))
 
 
 def _identity(Z):

@@ -12,6 +12,9 @@ underscore). The public functions of every layer validate their inputs with
     The only module that imports private scikit-learn names.
 ``_docstring``
     Docstring substitution that is safe under ``python -OO``, shared fragments.
+``_memory``
+    ``check_allocation``: a clear error, with the size it would need, before an
+    allocation that grows with the data or a parameter exceeds ``MEMORY_LIMIT``.
 ``_parallel``
     ``run_blocks``: serial or joblib dispatch of independent blocks, with the
     BLAS thread limit; the working memory from scikit-learn's configuration.

@@ -28,6 +28,7 @@ __all__ = [
     "check_features",
     "check_label",
     "check_pair",
+    "check_complete",
     "check_sample_weight",
     "column_1d",
     "did_you_mean",
@@ -166,13 +167,62 @@ def _series_to_numpy(series):
     return values
 
 
+MSG_COLUMN_NAMES_CLASH = (
+    "{name} has {count} columns named {label!r} ({names}); column names must be distinct "
+    "as text, because results are labelled by them. Rename the columns, for example "
+    "with frame.columns = [str(c) for c in frame.columns] after making them unique."
+)
+
+
+def _is_pandas_frame(obj):
+    return type(obj).__module__.startswith("pandas") and hasattr(obj, "iloc") \
+        and getattr(obj, "ndim", 0) == 2
+
+
+def pandas_columns(frame, name="X", *, flatten=False):
+    """``(names, series)`` of a pandas DataFrame, its columns taken by position.
+
+    narwhals needs unique string-like column names; pandas allows
+    MultiIndex columns (tuple names) and names of several types. With
+    ``flatten``, a tuple name becomes its parts joined by ``" / "``
+    (``("a", "s")`` -> ``"a / s"``), so that results are labelled by text.
+    Names that read the same as text (``1`` and ``"1"``, or a name given
+    twice) would label two results alike and are refused.
+    """
+    names = list(frame.columns)
+    if flatten:
+        names = [" / ".join(map(str, c)) if isinstance(c, tuple) else c for c in names]
+    seen = {}
+    for label in names:
+        seen.setdefault(str(label), []).append(label)
+    for label, same in seen.items():
+        if len(same) > 1:
+            raise ValueError(MSG_COLUMN_NAMES_CLASH.format(
+                name=name, count=len(same), label=label,
+                names=", ".join(repr(v) for v in same)))
+    return names, [frame.iloc[:, k] for k in range(len(names))]
+
+
+def _needs_positional(frame):
+    """True for a pandas DataFrame whose column names narwhals cannot take."""
+    import pandas as pd
+
+    columns = frame.columns
+    return isinstance(columns, pd.MultiIndex) or not all(isinstance(c, str) for c in columns) \
+        or columns.has_duplicates
+
+
 def frame_columns(obj):
     """``(names, columns)`` of a DataFrame or a Series, each column a numpy array.
 
     Columns are converted one by one, so that every column keeps its own
     type (a DataFrame's ``to_numpy()`` would turn a frame of integers and
-    strings into one object array).
+    strings into one object array). pandas columns with MultiIndex, non-text
+    or repeated names are taken by position (see :func:`pandas_columns`).
     """
+    if _is_pandas_frame(obj) and _needs_positional(obj):
+        names, series = pandas_columns(obj)
+        return names, [_series_to_numpy(_narwhals(s.rename(None))) for s in series]
     frame = _narwhals(obj)
     if frame is None:
         raise TypeError(f"expected a DataFrame or a Series; got {type(obj).__name__}.")
@@ -308,6 +358,34 @@ def check_features(X, *, name="X"):
     return X
 
 
+def check_complete(X, *, name="X"):
+    """Raise, naming the column, when a DataFrame or an array holds a missing value.
+
+    Missing: ``None``, ``NaN``, ``NaT`` and ``pd.NA`` (in object, string,
+    nullable and float columns alike), so that ``None`` among strings is not
+    taken for a number and ``pd.NA`` never reaches a comparison. Other
+    inputs (lists, ...) are checked as numpy arrays; 1-D and 2-D only.
+    """
+    if _is_pandas_frame(X):  # pandas' isna is vectorised, object columns included
+        missing = X.isna().to_numpy()
+        if missing.any():
+            j = int(np.flatnonzero(missing.any(axis=0))[0])
+            _raise_missing(missing[:, j], name, where=f" in column {X.columns[j]!r}")
+        return
+    if is_dataframe(X):
+        names, columns = frame_columns(X)
+    else:
+        arr = X if isinstance(X, np.ndarray) else np.asarray(X, dtype=object)
+        if arr.ndim != 2 or arr.dtype.kind not in "fcmMO":
+            return
+        names = list(range(arr.shape[1]))
+        columns = [arr[:, j] for j in names]
+    for column, col in zip(names, columns):
+        missing = _missing_mask(col)
+        if missing.any():
+            _raise_missing(missing, name, where=f" in column {column!r}")
+
+
 def _check_finite(arr, name):
     finite = np.isfinite(arr)
     if not finite.all():
@@ -427,7 +505,11 @@ def check_label(y, n_samples, *, name="y"):
 
 
 def check_sample_weight(sample_weight, n_samples, *, other="y_true"):
-    """``None``, or the weights as float64 of length ``n_samples``, finite and >= 0."""
+    """``None``, or the weights as float64 of length ``n_samples``, finite and >= 0.
+
+    Weights whose sums could overflow (or that are all subnormal) come back
+    divided by their largest value, which changes no rate.
+    """
     if sample_weight is None:
         return None
     w = column_1d(sample_weight, "sample_weight")
@@ -442,6 +524,31 @@ def check_sample_weight(sample_weight, n_samples, *, other="y_true"):
         row = int(np.flatnonzero(bad)[0])
         raise ValueError(MSG_WEIGHT_INVALID.format(count=int(bad.sum()), row=row,
                                                    value=float(w[row])))
+    return _normalised_weights(w)
+
+
+#: weights whose largest is outside [WEIGHT_TINY, finfo.max / n] are divided by it
+WEIGHT_TINY = 1e-200
+
+
+def _normalised_weights(w):
+    """``w`` divided by its largest value when sums of ``w`` could leave float64's range.
+
+    Every rate is a ratio of weighted sums, so a common factor changes none
+    of them; but weights of 1e308 overflow to ``inf`` when summed (and make
+    every rate ``inf / inf``), and subnormal weights lose their precision.
+    A sum over ``n`` rows (or ``n`` resampled rows) is at most ``n`` times
+    the largest weight, so weights are rescaled to a largest of 1 whenever
+    that bound overflows or the largest weight is below :data:`WEIGHT_TINY`.
+    The caller's array is never modified.
+    """
+    top = float(w.max()) if w.size else 0.0
+    if top == 0.0:
+        return w
+    with np.errstate(over="ignore"):
+        overflows = not np.isfinite(np.float64(top) * max(w.shape[0], 1))
+    if overflows or top < WEIGHT_TINY:
+        return w / top
     return w
 
 
@@ -547,8 +654,12 @@ def encode_sensitive(sensitive_features, n_samples, *, name="sensitive_features"
         the original values back).
     """
     A = sensitive_features
-    frame = _narwhals(A)  # None for anything but a DataFrame or Series
-    if frame is not None:
+    frame = _narwhals(A) if not (_is_pandas_frame(A) and _needs_positional(A)) else None
+    if frame is None and _is_pandas_frame(A):  # MultiIndex or non-text column names
+        names, native = pandas_columns(A, name, flatten=True)
+        columns = [s.to_numpy() if s.dtype.kind in "biu" else s.rename(None)
+                   for s in native]
+    elif frame is not None:
         import narwhals as nw
 
         if isinstance(frame, nw.Series):
