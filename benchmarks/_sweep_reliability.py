@@ -128,7 +128,7 @@ def add_cases(add, tmp, cli):
         else "a group is missing"), expect="ok")
     add("cli hfm [names]", "a sensitive column named 'all attributes'", cli(
         ["hfm", named_csv, *hfm, "--sensitive", "all attributes", "region"], "ok", None,
-        stdout_check=lambda out: None if "\n(all attributes) " in out
+        stdout_check=lambda out: None if "\nall attributes (summary) " in out
         else "the summary row and the column share one label"), expect="ok")
     data = make_biased_decisions(400, n_groups=(2, 3), bias=(0.5, 0.0), random_state=2,
                                  as_frame=True)

@@ -99,14 +99,15 @@ def test_na_in_a_numeric_column_is_named_as_not_a_number(capsys, tmp_path):
 
 def test_summary_row_label_never_collides_with_an_attribute():
     assert summary_label(["sex", "race"]) == "all attributes"
-    assert summary_label(["all attributes", "sex"]) == "(all attributes)"
-    assert summary_label(["all attributes", "(all attributes)"]) == "((all attributes))"
+    assert summary_label(["all attributes", "sex"]) == "all attributes (summary)"
+    assert summary_label(["all attributes", "all attributes (summary)"]) == \
+        "all attributes (summary 2)"
     result = {"hfm_max": 0.5, "hfm_avg": 0.25,
               "per_attribute": {"all attributes": {"hfm_max": 0.1, "hfm_avg": 0.05}},
               "info": {"n_rows": 10, "n_features": 1, "scale": True, "method": "exact"}}
     lines = format_measures_table(result).splitlines()
     assert lines[2].startswith("all attributes ")
-    assert lines[3].startswith("(all attributes)")
+    assert lines[3].startswith("all attributes (summary)")
     assert "0.5000" in lines[3] and "0.1000" in lines[2]
 
 

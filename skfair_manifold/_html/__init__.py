@@ -386,18 +386,12 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
     context = {
         "title": title, "generated": options["created"], "options": options, "groups": groups,
         "rate_labels": list(RATE_LABELS.values()), "gaps": gaps, "hfm": hfm, "dr": dr,
-<<<<<<< HEAD
-        "charts": charts, "hfm_reading": HFM_READING, "warnings": data["warnings"],
+        "charts": charts, "hfm_reading": HFM_READING,
+        "warnings": [_neutral(w) for w in data["warnings"]],
         "intervals": iv, "overall": data["overall"], "headline": data["headline"],
         "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
                          for g in gaps if not g["summary"]),
         "settings": settings_rows(data), "fragment": fragment,
-=======
-        "charts": charts, "hfm_reading": HFM_READING, "warnings": [_neutral(w) for w in report.warnings],
-        "intervals": None if iv is None else {"n_boot": iv.n_boot,
-                                              "confidence": iv.confidence},
-        "overall": report.overall.to_dict(),
->>>>>>> rel21
     }
     return _environment().get_template("report.html.j2").render(**context)
 

@@ -15,6 +15,7 @@ from skfair_manifold.cli._io import (
     round_significant,
     write_text,
 )
+from skfair_manifold.metrics._group_engine import summary_label
 
 BASELINES = ("demographic_parity", "equal_opportunity", "predictive_quality_parity")
 
@@ -183,15 +184,6 @@ def result_dict(report, names, *, baselines):
         if full["intervals"] is not None:
             result["intervals"] = full["intervals"]
     return result
-
-
-def summary_label(names, label="all attributes"):
-    """The label of the table's summary row: ``label``, in parentheses as often as needed
-    to differ from every attribute's name (a column may be named "all attributes")."""
-    names = {str(name) for name in names}
-    while label in names:
-        label = f"({label})"
-    return label
 
 
 def _format_number(value):
