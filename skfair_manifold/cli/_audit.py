@@ -199,6 +199,12 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               f"(k={k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
               f"with {protected}={protected_value!s} and a negative decision are flagged as "
               f"discriminated.", file=sys.stderr)
+        if len(report) and "verdict" in report.summary:
+            labels, counts = np.unique(np.asarray(report.summary["verdict"], dtype=str),
+                                       return_counts=True)
+            print("verdicts of the flagged: " + ", ".join(
+                f"{label} {count}" for label, count in zip(labels, counts)) + ".",
+                file=sys.stderr)
     if method == "cbn" and not quiet:
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
