@@ -808,10 +808,13 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             other = self._transform(Z[rows], self_unit=self_unit, k=k)
             full = np.full((Z.shape[0], other.shape[1]), np.nan)
             full[rows] = other
-            if self.flag_rule == "exact":  # the audit's cut-off, not a new one
+            if self.flag_rule == "exact":
+                # the gap and its per-person test: a smaller K has less power, so the
+                # audit's threshold would call fragile every flag that needs K testers
                 holds = np.zeros(Z.shape[0], dtype=bool)
+                level = max(cutoff, self._alpha_test())
                 with np.errstate(invalid="ignore"):
-                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= cutoff)
+                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
             else:
                 holds = self._decide(full, Z, y)[0]
             held_at[k] = holds

@@ -9,8 +9,10 @@ negative decision); other rows get ``""``:
     either way, flagged or not.
 ``"fragile"``
     Flagged, but the flag does not survive another reasonable choice: the
-    same rule (at the audit's p-value cut-off for the exact rule) does not
-    hold with ``K/2`` or with ``2K`` testers a side, or the causal graph
+    same rule does not hold with ``K/2`` or with ``2K`` testers a side (for
+    the exact rule: ``diff > tau`` and the per-person test at
+    ``alpha_test``, since a smaller K has less power than the audit's
+    threshold asks for), or the causal graph
     has no arc from the protected attribute to the decision (CBN-DD's
     premise fails, so the graph itself says the decision does not depend
     on it directly).
