@@ -257,8 +257,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         left), ``n_skipped`` (G-tests too sparse to run, decided by the
         CMH test), ``re_added`` (columns re-admitted by the repair step),
         ``sepsets`` (per removed column, its separating set and p-value) and
-        the identifier-like columns left out (empty when a graph was given;
-        only the algorithm and the identifier columns for ``structure="pc"``).
+        the identifier-like columns left out (only the algorithm and the
+        identifier columns for ``structure="pc"``). For ``method="cbn"``,
+        ``protected_arc``: whether the graph (given or learned) has the arc
+        protected -> decision, the paper's premise; without it ``fit``
+        warns and every flag's verdict is ``"fragile"``. Empty for
+        ``method="knn"``.
     group_sizes_ : tuple of int
         Rows of the unprotected and protected groups.
     flag_rule_ : str
@@ -648,9 +652,6 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             holds = exceeds(out[:, 2], self.tau)
         return candidate & holds, q, cutoff
 
-    def _flag(self, out, Z, y):
-        return self._decide(out, Z, y)[0]
-
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:
         """Positive rates among each row's testers and the bounds of ``diff``.
@@ -717,6 +718,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
         A row is flagged when it belongs to the protected group, received
         the negative decision and the flag rule holds (``flag_rule_``).
+        Under ``flag_rule="exact"`` the false discovery rate is kept across
+        the candidates among the rows of ``X``: pass the whole audit in one
+        call (one candidate alone is tested at ``alpha_test``).
 
         Parameters
         ----------
