@@ -743,6 +743,14 @@ def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
                and r["verdict"] in ("discriminated", "fragile", "insufficient")
                for r in exact["rows"])
     assert {r["row"] for r in exact["rows"]} <= {r["row"] for r in tau["rows"]}
+    # the provenance: the input's SHA-256, the version, the graph's source, the kinds
+    import hashlib
+
+    assert exact["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    assert exact["provenance"]["package"].startswith("skfair_manifold ")
+    assert exact["provenance"]["graph_source"] in ("given", "learned")
+    assert all(v["how"] in ("declared", "inferred")
+               for v in exact["provenance"]["column_kinds"].values())
     by = audit_json(capsys, path, "-k", "20", "--fdr-method", "by")
     assert {r["row"] for r in by["rows"]} <= {r["row"] for r in exact["rows"]}
     alone = audit_json(capsys, path, "-k", "20", "--fdr", "none")
