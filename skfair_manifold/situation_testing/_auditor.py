@@ -841,7 +841,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return {
             "package": f"skfair_manifold {__version__}",
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "options": {name: repr(value) for name, value in self.get_params().items()
+            "options": {name: repr(_item(value)) for name, value in self.get_params().items()
                         if name != "graph"},
             "graph": None if self.graph_ is None else
             {str(c): [str(p) for p in ps] for c, ps in self.graph_.items()},

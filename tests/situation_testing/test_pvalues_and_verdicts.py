@@ -250,6 +250,9 @@ def test_the_evidence_pickles(method):
     assert back.provenance == rep.provenance
     assert rep.provenance["column_kinds"]["x"] == {"kind": "interval", "how": "inferred"}
     assert rep.provenance["package"].startswith("skfair_manifold ")
+    assert rep.provenance["options"]["k"] == "20"
+    est.set_params(positive_label=np.int64(1))  # numbers shown plainly, not as numpy's repr
+    assert est.fit(X, y).report(X, y).provenance["options"]["positive_label"] == "1"
 
 
 def test_report_after_flag_does_not_recompute_the_rates():
