@@ -181,3 +181,49 @@ def best_threshold(scores, truth):
     last = np.r_[s[1:] != s[:-1], True]           # cut only between distinct scores
     best = np.minimum(tp, tn)[last]
     return float(best.max(initial=0.0))
+
+
+def audit_error_control(est, X, y, *, discriminated=None, clean=None):
+    """One audit of every row with ``est`` (fitted): flags, verdicts and their truth.
+
+    Returns a dict: ``candidates`` (protected rows with a negative decision),
+    ``flagged`` (share of the candidates flagged by the auditor's rule),
+    ``alone`` (share flagged with each person tested alone at
+    ``alpha_test``: ``q_value`` replaced by ``p_value``), ``verdicts`` (label
+    -> count among the flagged), ``report_passes`` (passes over the rows'
+    rates made by ``flag`` then ``report``: 1 when ``report`` reuses
+    ``flag``'s rates), ``flag_s`` and ``report_s`` (seconds) and, given the
+    truth (boolean masks over the rows), ``recall`` (share of the
+    discriminated flagged) and ``precision`` (discriminated flagged over
+    flagged among the discriminated and the clean candidates).
+    """
+    import numpy as np
+
+    with Timer() as t_flag:
+        flags = est.flag(X, y)
+    with Timer() as t_rep:
+        rep = est.report(X, y)
+    audit = rep.audit
+    cand = audit["candidate"]
+    out = est._rate_cache.value[0]
+    alone = cand & (out[:, 2] > est.tau + 1e-12) & (out[:, 5] <= est._alpha_test())
+    labels, counts = np.unique(np.asarray(audit["verdict"])[flags], return_counts=True)
+    res = {"candidates": int(cand.sum()), "flagged": float(flags[cand].mean()),
+           "n_flagged": int(flags.sum()), "alone": float(alone[cand].mean()),
+           "verdicts": dict(zip(labels.tolist(), counts.tolist())),
+           "report_passes": int(est._rate_cache.passes), "flag_s": t_flag.seconds,
+           "report_s": t_rep.seconds}
+    if discriminated is not None:
+        tp = int((flags & discriminated).sum())
+        fp = int((flags & clean).sum())
+        res["recall"] = tp / max(int(discriminated.sum()), 1)
+        res["precision"] = tp / (tp + fp) if tp + fp else float("nan")
+    return res
+
+
+def verdict_shares(verdicts):
+    """``label share`` of each verdict among the flagged, for a table cell."""
+    total = sum(verdicts.values())
+    if not total:
+        return "-"
+    return ", ".join(f"{label} {count / total:.0%}" for label, count in sorted(verdicts.items()))

@@ -96,6 +96,7 @@ def evidence_html(auditor, X, y, *, ids=None, max_sheets=500,
     summary = audit_summary(auditor, file="(data given in Python)", protected=protected,
                             decision=decision, n_rows=frame.shape[0],
                             n_candidates=candidates, n_flagged=len(report))
+    summary["provenance"] = report.provenance
     features = [c for c in frame.columns if c not in (id_column, decision)]
     return render_evidence(frame=frame, features=features, id_column=id_column,
                            summary=summary, table=table, auditor=auditor, report=report,

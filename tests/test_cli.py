@@ -737,7 +737,25 @@ def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
     path, frame, _ = decisions_csv
     bound = audit_json(capsys, path, "-k", "20", "--flag-rule", "bound")
     tau = audit_json(capsys, path, "-k", "20", "--flag-rule", "tau")
-    default = audit_json(capsys, path, "-k", "20")
+    default = audit_json(capsys, path, "-k", "20", "--flag-rule", "significant")
+    exact = audit_json(capsys, path, "-k", "20")
+    assert exact["rule"].startswith("diff > 0.05 and q_value <= 0.1 (exact test")
+    assert all(r["diff"] > 0.05 and r["q_value"] <= 0.1 and r["p_value"] <= r["q_value"]
+               and r["verdict"] in ("discriminated", "fragile", "insufficient")
+               for r in exact["rows"])
+    assert {r["row"] for r in exact["rows"]} <= {r["row"] for r in tau["rows"]}
+    # the provenance: the input's SHA-256, the version, the graph's source, the kinds
+    import hashlib
+
+    assert exact["sha256"] == hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    assert exact["provenance"]["package"].startswith("skfair_manifold ")
+    assert exact["provenance"]["graph_source"] in ("given", "learned")
+    assert all(v["how"] in ("declared", "inferred")
+               for v in exact["provenance"]["column_kinds"].values())
+    by = audit_json(capsys, path, "-k", "20", "--fdr-method", "by")
+    assert {r["row"] for r in by["rows"]} <= {r["row"] for r in exact["rows"]}
+    alone = audit_json(capsys, path, "-k", "20", "--fdr", "none")
+    assert {r["row"] for r in exact["rows"]} <= {r["row"] for r in alone["rows"]}
     assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"
     assert tau["rule"] == "diff > 0.05"
     assert default["rule"] == "diff > 0.05 and diff_lower > 0 (wald, one-sided 90%)"

@@ -300,7 +300,18 @@ def test_evidence_page_interval_rule_and_weights(tmp_path):
                           f"person-{rows[0]['person']}" for c in page.table_cells(t))
     assert result["rule"] in sheet_text
     assert re.search(r"diff = p1 - p2 = 0\.\d{3} > tau = 0\.05", page.text)
-    assert re.search(r"diff_lower = 0\.\d{3} > 0: the one-sided 90% Wald lower bound", page.text)
+    assert re.search(r"q_value = [\d.e-]+ <= 0\.1 \(p_value = [\d.e-]+\): the exact "
+                     r"one-sided test", page.text)
+    # the interval as what it is, the provenance and the limits of the method
+    assert "a two-sided 80% Wald confidence interval" in page.text
+    assert "two-sided 80% Wald interval (lower end: a one-sided 90% lower bound)" in page.text
+    assert "provenance-table" in {t["id"] for t in page.tables}
+    assert "limitations-text" in page.ids and "not a finding of discrimination in law" in \
+        page.text
+    assert re.search(r"income: interval \(declared\)", page.text)
+    assert re.search(r"s0: nominal \(inferred\)", page.text)
+    assert re.search(r"[0-9a-f]{64}", page.text) and result["sha256"] in page.text
+    assert {r["verdict"] for r in rows} <= {"discriminated", "fragile", "insufficient"}
     assert "(Q)" in page.text  # the causal graph, Q marked
 
 

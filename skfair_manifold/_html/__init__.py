@@ -46,6 +46,7 @@ def _environment():
     env.filters["join"] = _join
     env.filters["num"] = _num
     env.filters["pct"] = _pct
+    env.filters["pval"] = _pval
     env.filters["anchor"] = _anchor
     return env
 
@@ -63,6 +64,17 @@ def _num(value, digits=3):
     if abs(value) < 1e-12:
         value = 0.0
     return f"{value:.{digits}f}"
+
+
+def _pval(value):
+    """A p-value or q-value: 4 decimals, or two significant digits below 0.001."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return "n/a"
+    if not math.isfinite(value):
+        return "n/a"
+    return f"{value:.4f}" if value >= 1e-3 else f"{value:.1e}"
 
 
 def _pct(value):
@@ -416,6 +428,7 @@ def audit_summary(auditor, *, file, protected, decision, n_rows, n_candidates, n
         "file": file, "method": method, "k": int(auditor.k), "tau": float(auditor.tau),
         "flag_rule": auditor.flag_rule, "rule": auditor.flag_rule_, "bound": auditor.bound,
         "alpha_test": 0.1 if auditor.alpha_test is None else float(auditor.alpha_test),
+        "fdr": getattr(auditor, "fdr", None), "fdr_method": getattr(auditor, "fdr_method", None),
         "protected": protected, "protected_value": auditor.protected_value,
         "decision": decision, "positive_label": auditor.positive_label_,
         "n_rows": int(n_rows), "n_candidates": int(n_candidates), "n_flagged": int(n_flagged),
@@ -476,6 +489,10 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
     rule = np.full(rows.shape[0], "", dtype=object)
     rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
     table["rule"] = rule
+    audit = getattr(report, "audit", {})
+    for name in ("q_value", "verdict", "verdict_reason"):
+        if name in audit:
+            table[name] = np.asarray(audit[name])[rows]
     lists = {column: [[] for _ in range(rows.shape[0])] for column in TESTER_COLUMNS}
     line_of = {int(r): i for i, r in enumerate(rows)}
     long = report.testers
@@ -605,6 +622,7 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
     bins = {c: e for c, e in summary.get("bin_edges", {}).items() if cbn and c in q}
     positive = summary["positive_label"]
     level = f"{100 * (1 - summary['alpha_test']):g}%"
+    two_sided = f"{100 * (1 - 2 * summary['alpha_test']):g}%"
     sheets = []
     flagged = []
     anchors = unique_anchors(table[id_column] if id_column else table["row"])
@@ -615,7 +633,9 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
         low, high = _interval_of(row)
         entry = {"id": str(person), "anchor": anchors[n_sheet], "p1": row["p1"],
                  "p2": row["p2"], "diff": row["diff"], "low": low, "high": high,
-                 "n1": row["n1"], "n2": row["n2"], "sheet": n_sheet < max_sheets}
+                 "n1": row["n1"], "n2": row["n2"], "sheet": n_sheet < max_sheets,
+                 "p_value": row.get("p_value"), "q_value": row.get("q_value"),
+                 "verdict": str(row.get("verdict", ""))}
         flagged.append(entry)
         if n_sheet >= max_sheets:
             continue
@@ -644,7 +664,12 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
             rule.append(f"diff_lower = {_num(row['diff_lower'])} > 0: the one-sided {level} "
                         f"{summary['bound'].capitalize()} lower bound of p1 - p2 is positive "
                         f"(the gap is not chance)")
+        if summary["flag_rule"] == "exact":
+            rule.append(_exact_reason(row, summary))
+        verdict = {"label": str(row.get("verdict", "")),
+                   "reason": str(row.get("verdict_reason", ""))}
         sheets.append({**entry, "rule": rule, "rule_text": str(row["rule"]), "sides": sides,
+                       "verdict": verdict,
                        "claimant": [{"name": c, "value": _value(claimant[c]), "q": c in q,
                                      "bin": _shown(claimant[c], c, bins) if c in bins
                                      else None}
@@ -660,9 +685,25 @@ def render_evidence(*, frame, features, id_column, summary, table, auditor, repo
                "all_features": len(tester_columns) == len(shown_features),
                "bins": {c: [_bin_label(e, v) for v in _bin_points(e)] for c, e in bins.items()},
                "graph": graph, "max_sheets": max_sheets, "level": level,
+               "two_sided": two_sided, "provenance": summary.get("provenance", {}),
                "inline_ids": INLINE_IDS,
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)
+
+
+def _exact_reason(row, summary):
+    """Why the exact rule flagged a person, in words."""
+    p = _pval(row["p_value"])
+    if summary.get("fdr") is None or summary["n_candidates"] <= 1:
+        return (f"p_value = {p} <= {summary['alpha_test']:g}: the exact one-sided test of "
+                f"p1 <= p2 (a random relabelling of the protected attribute among the "
+                f"testers) rejects it, person by person")
+    method = "Benjamini-Hochberg" if summary.get("fdr_method", "bh") == "bh" \
+        else "Benjamini-Yekutieli"
+    return (f"q_value = {_pval(row['q_value'])} <= {summary['fdr']:g} (p_value = {p}): the "
+            f"exact one-sided test of p1 <= p2 is significant across the "
+            f"{summary['n_candidates']} candidates of the audit, with the {method} false "
+            f"discovery rate at {summary['fdr']:g}")
 
 
 def _bin_points(edges):

@@ -125,8 +125,8 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
 
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
-              id=None, method="cbn", k=50, tau=0.05, flag_rule="significant", bound="wald",
-              alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
+              id=None, method="cbn", k=50, tau=0.05, flag_rule="exact", bound="wald",
+              fdr=0.1, fdr_method="bh", alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
               interval=None, n_bins=5, binning="mdlp", seed=None, all_rows=False, format="csv", html=None,
               html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
               output=None, csv_escape=True):
@@ -171,7 +171,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     options = {"alpha": alpha, "alpha_test": alpha_test}
     auditor = SituationTestingAuditor(
         protected=protected, protected_value=protected_value, method=method, k=k, tau=tau,
-        flag_rule=flag_rule, bound=bound, positive_label=positive_label, graph=graph_value,
+        flag_rule=flag_rule, bound=bound, fdr=fdr, fdr_method=fdr_method,
+        positive_label=positive_label, graph=graph_value,
         nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, binning=binning,
         n_jobs=n_jobs,
         **{name: value for name, value in options.items() if value is not None})
@@ -200,6 +201,12 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               f"(k={k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
               f"with {protected}={protected_value!s} and a negative decision are flagged as "
               f"discriminated.", file=sys.stderr)
+        if len(report) and "verdict" in report.summary:
+            labels, counts = np.unique(np.asarray(report.summary["verdict"], dtype=str),
+                                       return_counts=True)
+            print("verdicts of the flagged: " + ", ".join(
+                f"{label} {count}" for label, count in zip(labels, counts)) + ".",
+                file=sys.stderr)
     if method == "cbn" and not quiet:
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
@@ -207,6 +214,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                             n_rows=frame.shape[0], n_candidates=candidates,
                             n_flagged=len(report))
     summary["seconds"] = round(elapsed, 3)
+    summary["sha256"] = _sha256(file)
+    summary["provenance"] = report.provenance
     if html is not None:
         from skfair_manifold._html import render_evidence
 
@@ -230,6 +239,20 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
         text = frame_to_csv(flat, escape=csv_escape)
     write_text(output, text)
     return 0
+
+
+def _sha256(path):
+    """The SHA-256 of the input file (None when it is not a regular file, e.g. stdin)."""
+    import hashlib
+    import os
+
+    if not isinstance(path, (str, os.PathLike)) or not os.path.isfile(path):
+        return None
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def _records(table):

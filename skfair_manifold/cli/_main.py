@@ -56,6 +56,12 @@ def _probability(text):
     return value
 
 
+def _fdr_level(text):
+    if text.strip().lower() == "none":
+        return None
+    return _open_probability(text)
+
+
 def _open_probability(text):
     value = _probability(text)
     if not 0.0 < value < 1.0:
@@ -254,13 +260,24 @@ def build_parser():
                        help="tester pairs per row; courts usually ask for 50 (default: 50)")
     audit.add_argument("--tau", type=_probability, default=0.05,
                        help="the legal threshold on p1 - p2 (default: 0.05)")
-    audit.add_argument("--flag-rule", choices=["significant", "bound", "tau"],
-                       default="significant",
-                       help="'significant': flag when p1 - p2 exceeds tau and its lower "
-                            "confidence bound, diff_lower, exceeds 0 (a gap above the "
-                            "threshold that is not chance); 'bound': when diff_lower "
-                            "exceeds tau (stricter); 'tau': when p1 - p2 exceeds tau (the "
-                            "papers' rule, noisier) (default: significant)")
+    audit.add_argument("--flag-rule", choices=["exact", "significant", "bound", "tau"],
+                       default="exact",
+                       help="'exact': flag when p1 - p2 exceeds tau and the exact test of "
+                            "the gap is significant across the audit (q_value at most "
+                            "--fdr; one candidate alone: p_value at most --alpha-test); "
+                            "'significant': when p1 - p2 exceeds tau and its lower "
+                            "confidence bound, diff_lower, exceeds 0, person by person; "
+                            "'bound': when diff_lower exceeds tau (stricter); 'tau': when "
+                            "p1 - p2 exceeds tau (the papers' rule, noisier) "
+                            "(default: exact)")
+    audit.add_argument("--fdr", type=_fdr_level, default=0.1, metavar="LEVEL",
+                       help="the false discovery rate kept across the audit by the 'exact' "
+                            "rule: at most this share of the flagged people are expected "
+                            "not to be discriminated; 'none' tests each person alone at "
+                            "--alpha-test (default: 0.1)")
+    audit.add_argument("--fdr-method", choices=["bh", "by"], default="bh",
+                       help="'bh': Benjamini-Hochberg; 'by': Benjamini-Yekutieli, valid "
+                            "under any dependence, more conservative (default: bh)")
     audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
                        help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
                             "Ruggieri) or 'newcombe' (hybrid score interval) "

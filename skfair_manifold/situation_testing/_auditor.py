@@ -6,6 +6,7 @@ matrix to a private hook; the selector chosen at ``fit`` (``_knn`` or
 ``_cbn``, one interface: ``rates``, ``pair_distances``) does the rest.
 """
 
+import hashlib
 import numbers
 import warnings
 from typing import Any, Literal
@@ -24,9 +25,11 @@ from ..utils._validation import (
     locate_column,
 )
 from ._cbn import CBNSelector
-from ._evidence import SIDES, SituationTestingReport
+from ._evidence import SIDES, CellRows, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
 from ._knn import KNNSelector
+from ._pvalue import FDR_METHODS, effective_counts, fisher_pvalue, q_values
+from ._verdict import verdicts
 from ._records import IDENTIFIER_SHARE, KINDS, Records, Units, check_no_datetime
 from ._discretize import BINNINGS
 from ._structure import TESTS, graph_to_parents, local_parent_search, pc_parents
@@ -82,7 +85,14 @@ FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph
               "structure", "alpha", "structure_test", "max_depth", "smoothing", "nominal",
               "ordinal", "interval", "n_bins", "binning", "random_state")
 
-_COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper"]
+_COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
+
+MSG_NO_ARC = (
+    "the causal graph has no arc {protected!r} -> {decision!r}: the paper's premise (the "
+    "protected attribute is a direct cause of the decision) does not hold, so the graph "
+    "itself says the decision does not depend on it directly. Flags are kept but their "
+    "verdict is 'fragile' (see structure_info_['protected_arc'])."
+)
 
 
 #: Rates are ratios of small counts, so ``p1 - p2`` carries a rounding error of a
@@ -135,9 +145,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Testers per side (tester pairs). It may not exceed either group.
     tau : float, default=0.05
         The legal threshold on ``diff``.
-    flag_rule : {"significant", "bound", "tau"}, default="significant"
+    flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
+        ``"exact"``: flag when ``diff > tau`` and the exact test of
+        ``p1 <= p2`` rejects (``p_value``, see Notes): across an audit of
+        several candidates, when their Benjamini-Hochberg ``q_value`` is at
+        most ``fdr``; for a single candidate (or ``fdr=None``), when its
+        ``p_value`` is at most ``alpha_test``.
         ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
-        (a one-sided test of ``p1 <= p2`` at level ``alpha_test`` rejects);
+        (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
+        person by person);
         ``"bound"``: when ``diff_lower > tau``; ``"tau"``: when
         ``diff > tau`` (the papers' rule, noisy with 50 pairs). The default
         was chosen by measurement (see the User Guide). A value within
@@ -148,8 +164,21 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Ruggieri, or Newcombe's hybrid score interval.
     alpha_test : float or None, default=0.1
         One-sided level of the bounds: ``diff_lower`` and ``diff_upper``
-        are ``1 - alpha_test`` lower and upper confidence bounds. None: 0.1
-        (the bounds are always computed).
+        are ``1 - alpha_test`` lower and upper confidence bounds (together a
+        two-sided ``1 - 2 alpha_test`` interval), and the level of the
+        per-person test of a single candidate. None: 0.1 (the bounds are
+        always computed).
+    fdr : float or None, default=0.1
+        The false discovery rate controlled across the candidates of an
+        audit by ``flag_rule="exact"``: the expected share of the flagged
+        people who are not discriminated is at most ``fdr``. None: every
+        candidate is tested alone at ``alpha_test`` (about ``alpha_test``
+        of a population without discrimination is then flagged).
+    fdr_method : {"bh", "by"}, default="bh"
+        Benjamini-Hochberg, or Benjamini-Yekutieli (valid under any
+        dependence between the candidates, more conservative by a factor of
+        about ``ln m + 0.58`` for ``m`` candidates). See the User Guide for
+        the choice.
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -249,8 +278,12 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         left), ``n_skipped`` (G-tests too sparse to run, decided by the
         CMH test), ``re_added`` (columns re-admitted by the repair step),
         ``sepsets`` (per removed column, its separating set and p-value) and
-        the identifier-like columns left out (empty when a graph was given;
-        only the algorithm and the identifier columns for ``structure="pc"``).
+        the identifier-like columns left out (only the algorithm and the
+        identifier columns for ``structure="pc"``). For ``method="cbn"``,
+        ``protected_arc``: whether the graph (given or learned) has the arc
+        protected -> decision, the paper's premise; without it ``fit``
+        warns and every flag's verdict is ``"fragile"``. Empty for
+        ``method="knn"``.
     group_sizes_ : tuple of int
         Rows of the unprotected and protected groups.
     flag_rule_ : str
@@ -307,12 +340,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     [1]
     >>> out = auditor.transform(X)
     >>> out.shape, auditor.get_feature_names_out().tolist()
-    ((400, 5), ['p1', 'p2', 'diff', 'diff_lower', 'diff_upper'])
+    ((400, 6), ['p1', 'p2', 'diff', 'diff_lower', 'diff_upper', 'p_value'])
     >>> report = auditor.report(X, y)
     >>> len(report) == int(auditor.flag(X, y).sum()) > 0
     True
     >>> sorted(report.summary)[:4]
     ['diff', 'diff_lower', 'diff_upper', 'n1']
+    >>> sorted(set(report.summary["verdict"]))
+    ['discriminated']
     """
 
     _parameter_constraints = {
@@ -321,9 +356,11 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "method": [StrOptions({"cbn", "knn"})],
         "k": [Interval(numbers.Integral, 1, None, closed="left")],
         "tau": [Interval(numbers.Real, -1, 1, closed="both")],
-        "flag_rule": [StrOptions({"significant", "bound", "tau"})],
+        "flag_rule": [StrOptions({"exact", "significant", "bound", "tau"})],
         "bound": [StrOptions(set(BOUNDS))],
         "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "fdr": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+        "fdr_method": [StrOptions(set(FDR_METHODS))],
         "positive_label": "no_validation",
         "graph": "no_validation",
         "structure": [StrOptions({"local", "pc"})],
@@ -348,9 +385,11 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         method: Literal["cbn", "knn"] = "cbn",
         k: int = 50,
         tau: float = 0.05,
-        flag_rule: Literal["significant", "bound", "tau"] = "significant",
+        flag_rule: Literal["exact", "significant", "bound", "tau"] = "exact",
         bound: Literal["wald", "newcombe"] = "wald",
         alpha_test: float | None = 0.1,
+        fdr: float | None = 0.1,
+        fdr_method: Literal["bh", "by"] = "bh",
         positive_label: Any = None,
         graph: Any = None,
         structure: Literal["local", "pc"] = "local",
@@ -374,6 +413,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.flag_rule = flag_rule
         self.bound = bound
         self.alpha_test = alpha_test
+        self.fdr = fdr
+        self.fdr_method = fdr_method
         self.positive_label = positive_label
         self.graph = graph
         self.structure = structure
@@ -487,6 +528,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.q_ = [columns[j] for j in self._q_idx]
         self.flag_rule_ = self._rule_text()
         self._fit_params = {name: repr(getattr(self, name)) for name in FIT_PARAMS}
+        self._rate_cache = _RateCache()
+        if self.method == "cbn":
+            arc = self._protected_arc
+            self.structure_info_["protected_arc"] = arc
+            if not arc:
+                warnings.warn(MSG_NO_ARC.format(protected=columns[self.protected_index_],
+                                                decision=self.decision_name_),
+                              UserWarning, stacklevel=2)
         return self
 
     def _check_params_at_use(self):
@@ -507,6 +556,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             self.graph_ = parents
             self.structure_info_ = {}
             par = parents[self.decision_name_]
+            self._protected_arc = columns[c] in par
             return [j for j, v in enumerate(columns) if v in par and j != c]
         codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
                                  for j in range(B.shape[1])])
@@ -530,11 +580,19 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.graph_ = {self.decision_name_: tuple(columns[j] for j in par)}
         for j in par:
             self.graph_.setdefault(columns[j], ())
+        self._protected_arc = c in par
         return [j for j in par if j != c]
 
     def _rule_text(self):
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
+        if self.flag_rule == "exact":
+            single = f"p_value <= {self._alpha_test():g}"
+            if self.fdr is None:
+                return f"diff > {self.tau:g} and {single} (exact test, person by person)"
+            name = "Benjamini-Hochberg" if self.fdr_method == "bh" else "Benjamini-Yekutieli"
+            return (f"diff > {self.tau:g} and q_value <= {self.fdr:g} (exact test, {name} "
+                    f"false discovery rate across the audit; a single candidate: {single})")
         level = 100 * (1 - self._alpha_test())
         if self.flag_rule == "significant":
             return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
@@ -560,33 +618,79 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         return self._records.encode(X)
 
     # ------------------------------------------------------------------- private hooks
-    def _transform(self, Z, *, cells=False, self_unit=None):
-        """Rates and bounds of each encoded row: (m, 5) [, the testers' cells]."""
+    def _transform(self, Z, *, cells=False, self_unit=None, k=None, counts=False):
+        """Rates, bounds and p-value of each encoded row: (m, 6) [, counts or cells]."""
         self._check_params_at_use()
         if self_unit is None:
             self_unit = self._units.lookup(Z)
         Q = self._query(Z)[:, self._q_idx]
-        res = self._selector.rates(Q, self_unit, self.k, n_jobs=self.n_jobs, cells=cells)
+        res = self._selector.rates(Q, self_unit, self.k if k is None else k,
+                                   n_jobs=self.n_jobs, cells=cells)
         pos, n, w2 = res[0], res[1], res[2]
         with np.errstate(invalid="ignore", divide="ignore"):
             p = pos / n
             n_eff = n * n / w2  # the weighted mean's effective number of testers
         lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
                                    alpha=self._alpha_test(), method=self.bound)
-        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper])
+        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
+        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
         if cells:
             return out, n, n_eff, self_unit, res[3]
+        if counts:
+            return out, n, n_eff
         return out
 
-    def _flag(self, out, Z, y):
-        negative = ~self._positive(y)
+    def _rates(self, Z, self_unit=None):
+        """``_transform`` of every row, kept for the next call on the same rows.
+
+        ``flag`` then ``report`` (or ``report`` then ``flag``) on the same
+        rows compute the rates once; ``_rate_cache.passes`` counts the
+        passes. The cache is one object made at ``fit`` and filled in place,
+        so the public methods leave the estimator's attributes unchanged.
+        """
+        key = (hashlib.blake2b(np.ascontiguousarray(Z).tobytes(), digest_size=16).digest(),
+               Z.shape, self.k, self._alpha_test(), self.bound)
+        cache = self._rate_cache
+        if cache.key == key:
+            return cache.value
+        res = self._transform(Z, self_unit=self_unit, counts=True)
+        cache.key, cache.value, cache.passes = key, res, cache.passes + 1
+        return res
+
+    def _decide(self, out, Z, y):
+        """The flags, the candidates' q-values and the audit's p-value cut-off.
+
+        Returns ``(mask, q_value, cutoff)``: ``cutoff`` is the p-value
+        threshold of the exact rule's test (``alpha_test`` person by person;
+        the step-up threshold ``fdr R / (c m)`` across an audit of ``m``
+        candidates of which ``R`` are significant, ``c = 1`` for
+        Benjamini-Hochberg, ``sum_{i<=m} 1/i`` for Benjamini-Yekutieli:
+        every p-value at most it is significant); None for the other rules.
+        """
+        candidate = self._group(Z) & ~self._positive(y)
+        q = np.full(out.shape[0], np.nan)
+        q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
+        cutoff = None
         if self.flag_rule == "bound":
             holds = exceeds(out[:, 3], self.tau)
         elif self.flag_rule == "significant":
             holds = exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
+        elif self.flag_rule == "exact":
+            p = out[:, 5]
+            if self.fdr is None or np.isfinite(p[candidate]).sum() <= 1:
+                cutoff = self._alpha_test()
+                with np.errstate(invalid="ignore"):
+                    significant = p <= cutoff
+            else:
+                with np.errstate(invalid="ignore"):
+                    significant = q <= self.fdr
+                m = int(np.isfinite(p[candidate]).sum())
+                c = 1.0 if self.fdr_method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
+                cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
+            holds = exceeds(out[:, 2], self.tau) & significant
         else:
             holds = exceeds(out[:, 2], self.tau)
-        return self._group(Z) & negative & holds
+        return candidate & holds, q, cutoff
 
     # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:
@@ -599,16 +703,17 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        out : ndarray of shape (n_samples, 5)
+        out : ndarray of shape (n_samples, 6)
             Columns ``p1``, ``p2``, ``diff``, ``diff_lower`` and ``diff_upper``
-            (one-sided ``1 - alpha_test`` bounds; see
+            (one-sided ``1 - alpha_test`` bounds) and ``p_value`` (the
+            exact one-sided test of ``p1 <= p2``, person by person; see
             ``get_feature_names_out``).
         """
         check_is_fitted(self)
-        return self._transform(self._encode(self._validate(X)))
+        return self._rates(self._encode(self._validate(X)))[0].copy()
 
     def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper.
+        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.
 
         Parameters
         ----------
@@ -659,6 +764,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
 
         A row is flagged when it belongs to the protected group, received
         the negative decision and the flag rule holds (``flag_rule_``).
+        Under ``flag_rule="exact"`` the false discovery rate is kept across
+        the candidates among the rows of ``X``: pass the whole audit in one
+        call (one candidate alone is tested at ``alpha_test``).
 
         Parameters
         ----------
@@ -674,10 +782,13 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         X, y = self._validate(X, y)
         Z = self._encode(X)
         self._check_decisions(y)
-        return self._flag(self._transform(Z), Z, y)
+        return self._decide(self._rates(Z)[0], Z, y)[0]
 
     def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
         """The evidence for every flagged row: its testers, their weights and decisions.
+
+        The rates of every row are those ``flag`` computed when it was
+        called last on the same rows (they are not computed twice).
 
         Parameters
         ----------
@@ -694,8 +805,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         -------
         report : SituationTestingReport
             A sequence of per-person evidence (dicts) with the long table of
-            testers (``report.testers``, ``report.frame()``) and one summary
-            row per flagged person (``report.summary``); see
+            testers (``report.testers``, ``report.frame()``), one summary
+            row per flagged person (``report.summary``: rates, bounds,
+            ``p_value``, ``q_value``, ``verdict``) and the audit of every
+            row (``report.audit``); see
             :mod:`skfair_manifold.situation_testing._evidence` for every
             field.
         """
@@ -705,33 +818,86 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self._check_decisions(y)
         fitted_rows = self._fitted_rows(fitted_rows, Z, y)
         self_unit = self._units.lookup(Z)
-        out = self._transform(Z, self_unit=self_unit)
-        mask = self._flag(out, Z, y)
+        out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit)
+        mask, q, cutoff = self._decide(out, Z, y)
         rows = np.flatnonzero(mask)
         sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
                                                               self_unit=self_unit[rows])
+        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff)
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(_COLUMNS)})
+        summary["q_value"] = q[rows]
         summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
         summary["n1_eff"], summary["n2_eff"] = n_eff[:, 0], n_eff[:, 1]
         summary["rule"] = np.full(rows.shape[0], self._rule_text(), dtype=object)
+        summary["verdict"] = verdict[rows]
+        summary["verdict_reason"] = reason[rows]
         testers = self._tester_table(rows, cells)
         records = self._records
         Zr = Z[rows]
-
-        def claimant(i):
-            return {name: records.decode(j, Zr[i:i + 1, j])[0]
-                    for j, name in enumerate(self._columns)}
-
+        claimants = {name: records.decode(j, Zr[:, j]) for j, name in enumerate(self._columns)}
         own = fitted_rows[rows]
         unit_own = np.where(self_unit >= 0, self._units.last_row[np.maximum(self_unit, 0)], -1)
         own = np.where((own >= 0) & (self_unit >= 0)
                        & (self._units.unit_of_row[np.maximum(own, 0)] == self_unit), own,
                        unit_own)
+        audit = {"candidate": self._group(Z) & ~self._positive(y), "flagged": mask,
+                 "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
+                 "verdict_reason": reason}
         return SituationTestingReport(
-            summary=summary, testers=testers, claimant=claimant,
-            decisions=np.asarray(y)[rows], own_rows=own, rows_of_cell=self._selector.rows_of,
-            y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text())
+            summary=summary, testers=testers, claimants=claimants,
+            decisions=np.asarray(y)[rows], own_rows=own, cell_rows=self._cell_rows(),
+            y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text(),
+            audit=audit, provenance=self._provenance())
+
+    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff):
+        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc."""
+        held_at = {}
+        smallest = min(self.group_sizes_)
+        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
+            other = self._transform(Z[rows], self_unit=self_unit, k=k)
+            full = np.full((Z.shape[0], other.shape[1]), np.nan)
+            full[rows] = other
+            if self.flag_rule == "exact":
+                # the gap and its per-person test: a smaller K has less power, so the
+                # audit's threshold would call fragile every flag that needs K testers
+                holds = np.zeros(Z.shape[0], dtype=bool)
+                level = max(cutoff, self._alpha_test())
+                with np.errstate(invalid="ignore"):
+                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
+            else:
+                holds = self._decide(full, Z, y)[0]
+            held_at[k] = holds
+        no_arc = self.structure_info_.get("protected_arc") is False
+        return verdicts(candidate=self._group(Z) & ~self._positive(y), flagged=mask,
+                        n_eff=n_eff, held_at=held_at, no_arc=no_arc)
+
+    def _cell_rows(self):
+        if self.method == "knn":  # a cell is a unit of identical records
+            return CellRows(self._units._rows_sorted, self._units._bounds, sides=1)
+        return CellRows(self._selector.seg_rows, self._selector.seg_bounds, sides=2)
+
+    def _provenance(self):
+        """What the evidence rests on: version, date, options, graph, column kinds."""
+        import datetime
+
+        from .. import __version__
+
+        declared = {str(c): kind for kind in KINDS for c in (getattr(self, kind) or [])}
+        return {
+            "package": f"skfair_manifold {__version__}",
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "options": {name: repr(_item(value)) for name, value in self.get_params().items()
+                        if name != "graph"},
+            "graph": None if self.graph_ is None else
+            {str(c): [str(p) for p in ps] for c, ps in self.graph_.items()},
+            "graph_source": None if self.method == "knn" else
+            ("given" if self.graph is not None else "learned"),
+            "protected_arc": self.structure_info_.get("protected_arc"),
+            "column_kinds": {str(c): {"kind": kind,
+                                      "how": "declared" if str(c) in declared else "inferred"}
+                             for c, kind in self.attribute_kinds_.items()},
+        }
 
     def _tester_table(self, rows, cells):
         """The long table (dict of arrays) of the testers' cells of flagged rows."""
@@ -876,6 +1042,13 @@ def _check_matchable(records, q, columns):
         if distinct >= IDENTIFIER_SHARE * n:
             raise ValueError(MSG_TOO_MANY_LEVELS.format(
                 column=columns[j], kind=records.kinds[j], distinct=distinct, n=n))
+
+
+class _RateCache:
+    """The last rates computed (``SituationTestingAuditor._rates``) and a pass counter."""
+
+    def __init__(self):
+        self.key, self.value, self.passes = None, None, 0
 
 
 def _identity(Z):

@@ -6,8 +6,23 @@ Its structure is stable (a report renderer builds on it):
 ``report.summary`` -- dict of equal-length arrays, one entry per flagged
 person (``report.summary_frame()`` is the pandas version):
     ``row`` (position in X), ``p1``, ``p2``, ``diff``, ``diff_lower``,
-    ``diff_upper``, ``n1``, ``n2`` (testers on each side) and ``rule`` (the
-    flag rule, a string).
+    ``diff_upper``, ``p_value`` (the exact one-sided test of ``p1 <= p2``),
+    ``q_value`` (its false discovery rate across the audit's candidates),
+    ``n1``, ``n2`` (testers on each side), ``n1_eff``, ``n2_eff``
+    (effective testers), ``rule`` (the flag rule, a string), ``verdict``
+    and ``verdict_reason`` (see ``_verdict``).
+
+``report.audit`` -- dict of arrays over every row of X: ``candidate``
+(protected group, negative decision), ``flagged``, ``p_value``,
+``q_value`` (NaN outside the candidates), ``verdict`` and
+``verdict_reason`` (``""`` outside the candidates).
+
+``report.provenance`` -- what the evidence rests on: ``package`` (name and
+version), ``date`` (UTC), ``options`` (the auditor's parameters),
+``graph`` and ``graph_source`` (``"given"`` or ``"learned"``, None for
+KNN-DD), ``protected_arc`` and ``column_kinds`` (column -> its kind and
+whether it was ``"declared"`` or ``"inferred"``). The CLI adds the input
+file and its SHA-256.
 
 ``report.testers`` -- dict of equal-length arrays, one entry per flagged
 person, side and *cell* of equally treated fitted records
@@ -28,12 +43,15 @@ person, side and *cell* of equally treated fitted records
 ``report[i]`` -- a :class:`PersonEvidence` (a dict) for the ``i``-th
 flagged person, with the keys ``row``, ``method``, ``k``, ``claimant``
 (column -> value), ``decision``, ``p1``, ``p2``, ``diff``, ``diff_lower``,
-``diff_upper``, ``n1``, ``n2``, ``rule``, ``testers`` (that person's rows of
+``diff_upper``, ``p_value``, ``q_value``, ``n1``, ``n2``, ``rule``,
+``verdict``, ``verdict_reason``, ``testers`` (that person's rows of
 the long table, a list of dicts), and ``testers_unprotected``,
 ``testers_protected`` (fitted row positions of every record with a positive
 weight, the person's own row excluded), ``weights_unprotected``,
 ``weights_protected`` (their weights) and ``decisions_unprotected``,
 ``decisions_protected`` (their decisions).
+
+The report holds arrays, strings and numbers only: it pickles.
 """
 
 from collections.abc import Sequence
@@ -41,6 +59,24 @@ from collections.abc import Sequence
 import numpy as np
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
+
+_NUMBERS = ("p1", "p2", "diff", "diff_lower", "diff_upper", "p_value", "q_value", "n1", "n2")
+
+
+class CellRows:
+    """The fitted rows of each cell: ``rows[bounds[s]:bounds[s + 1]]`` for segment ``s``.
+
+    A cell's segment is ``cell`` (KNN-DD: a unit of identical records,
+    ``sides=1``) or ``2 * cell + side`` (CBN-DD: one side of a subgroup,
+    ``sides=2``).
+    """
+
+    def __init__(self, rows, bounds, *, sides):
+        self.rows, self.bounds, self.sides = rows, bounds, sides
+
+    def __call__(self, cell, side):
+        seg = int(cell) * self.sides + (int(side) if self.sides == 2 else 0)
+        return self.rows[self.bounds[seg]:self.bounds[seg + 1]]
 
 
 class PersonEvidence(dict):
@@ -73,9 +109,11 @@ class SituationTestingReport(Sequence):
     ----------
     summary : dict of ndarray
         One entry per flagged person: ``row`` (position in X), ``p1``,
-        ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``n1``, ``n2``
-        (testers), ``n1_eff``, ``n2_eff`` (effective testers of the weighted
-        rates) and ``rule``. :meth:`summary_frame` gives it as a DataFrame.
+        ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``p_value``,
+        ``q_value``, ``n1``, ``n2`` (testers), ``n1_eff``, ``n2_eff``
+        (effective testers of the weighted rates), ``rule``, ``verdict``
+        and ``verdict_reason``. :meth:`summary_frame` gives it as a
+        DataFrame.
     testers : dict of ndarray
         The long table, one entry per flagged person, side and cell of
         equally treated fitted records: ``row``, ``side`` (``"unprotected"``
@@ -90,19 +128,27 @@ class SituationTestingReport(Sequence):
     k : int
     rule : str
         The flag rule, in words.
+    audit : dict of ndarray
+        Over every audited row: ``candidate``, ``flagged``, ``p_value``,
+        ``q_value``, ``verdict``, ``verdict_reason``.
+    provenance : dict
+        Package version, date, options, graph and its source, the column
+        kinds and whether each was declared or inferred.
     """
 
-    def __init__(self, *, summary, testers, claimant, decisions, own_rows, rows_of_cell,
-                 y_fit, method, k, rule):
+    def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
+                 y_fit, method, k, rule, audit=None, provenance=None):
         self.summary = summary
         self.testers = testers
         self.method = method
         self.k = k
         self.rule = rule
-        self._claimant = claimant
+        self.audit = {} if audit is None else audit
+        self.provenance = {} if provenance is None else provenance
+        self._claimants = claimants
         self._decisions = decisions
         self._own_rows = own_rows
-        self._rows_of_cell = rows_of_cell
+        self._rows_of_cell = cell_rows
         self._y_fit = y_fit
         row = testers["row"]
         order = np.argsort(row, kind="stable")
@@ -126,11 +172,15 @@ class SituationTestingReport(Sequence):
         columns = [self.testers[c][sel].tolist() for c in names]
         rows = [dict(zip(names, values)) for values in zip(*columns)]
         entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
-        entry["claimant"] = {c: _py(v) for c, v in self._claimant(i).items()}
+        entry["claimant"] = {c: _py(v[i]) for c, v in self._claimants.items()}
         entry["decision"] = _py(self._decisions[i])
-        for name in ("p1", "p2", "diff", "diff_lower", "diff_upper", "n1", "n2"):
-            entry[name] = float(self.summary[name][i])
+        for name in _NUMBERS:
+            if name in self.summary:
+                entry[name] = float(self.summary[name][i])
         entry["rule"] = self.rule
+        for name in ("verdict", "verdict_reason"):
+            if name in self.summary:
+                entry[name] = str(self.summary[name][i])
         entry["testers"] = rows
         own = int(self._own_rows[i])
         for s, side in enumerate(SIDES):

@@ -253,7 +253,7 @@ def test_set_output_pandas(method):
     plain = auditor(method=method).fit(X, y)
     est = auditor(method=method).set_output(transform="pandas").fit(X, y)
     out = est.transform(X)
-    assert list(out.columns) == ["p1", "p2", "diff", "diff_lower", "diff_upper"]
+    assert list(out.columns) == ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
     assert (out.index == X.index).all()
     np.testing.assert_array_equal(out.to_numpy(), plain.transform(X))
     np.testing.assert_array_equal(est.flag(X, y), plain.flag(X, y))
@@ -295,7 +295,7 @@ def test_newcombe_interval_matches_the_published_example():
 
 def test_report_holds_the_interval_and_the_rule():
     X, y = frame(n=500)
-    est = auditor(k=20, tau=0.0, graph=["sex", "a", "x"]).fit(X, y)
+    est = auditor(k=20, tau=0.0, graph=["sex", "a", "x"], flag_rule="significant").fit(X, y)
     out = est.transform(X)
     rep = est.report(X, y)
     assert len(rep) > 0

@@ -234,7 +234,8 @@ def test_cbn_expectation_equals_the_mean_over_every_tie_break():
         assert got[i, :2] == pytest.approx(np.mean(rates, axis=0))
 
 
-PERM_KW = dict(protected=0, protected_value=1, k=6, graph=[1, 2], ordinal=[1, 2, 3, 4])
+PERM_KW = dict(protected=0, protected_value=1, k=6, graph=[0, 1, 2], ordinal=[1, 2, 3, 4],
+               fdr=None)
 
 
 @pytest.mark.parametrize("method", ["knn", "cbn"])

@@ -230,6 +230,7 @@ def test_depth_bound_cuts_the_search():
     assert log["depth"] >= 1 and not log["depth_bound_hit"]
 
 
+@pytest.mark.filterwarnings("ignore:the causal graph has no arc")
 def test_auditor_records_the_search_and_validates_its_options():
     codes, y = proxy_data(n=3000, seed=6)
     X = codes.astype(float)
