@@ -18,7 +18,7 @@ from sklearn.utils import Bunch, check_random_state
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._certified import certify, mean_covariance, mean_estimate
 from ..distances._exact import ExactEngine, exact_row_distances
-from ..distances._numerics import centre_integer_columns
+from ..distances._numerics import distance_features
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
@@ -189,7 +189,7 @@ def _min_max(X):
 def _prepare(y_true, y_pred, X, sensitive_features, *, scale):
     if X is None:
         raise TypeError(MSG_X_REQUIRED)
-    X = check_features(centre_integer_columns(X))
+    X = check_features(distance_features(X))
     n = X.shape[0]
     if n < 2:
         raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
