@@ -17,8 +17,7 @@ feature part to every reference row, and one ``np.minimum.reduceat`` pass
 reduces it to the minimum per cell. Everything else (both labels, every
 attribute) is derived from that small ``(block, n_cells)`` matrix. Reference
 rows that share all attributes with the query block can never be "another
-group" and are skipped. Identical rows are computed once (with counts), and
-identical feature vectors get an exact zero, so duplicates and ties are exact.
+group" and are skipped. Identical rows are computed once (with counts).
 
 The features are centred on the midpoint of each column's range and divided
 by a power of two at least their largest magnitude (exact), so the squares
@@ -26,15 +25,21 @@ neither overflow nor underflow; the feature part is brought back to the
 data's units before the label part is added with ``hypot``
 (:mod:`._numerics`).
 
-The expanded product ``|a|^2 + |b|^2 - 2 a.b`` has a rounding error of up to
-about ``d u (|a| + |b|)^2`` (``u = 2**-53``), which swamps the small columns
-when a column spans many orders of magnitude more than the others and rows
-tie on it (a date in milliseconds beside binary features). So the product
-only *ranks*: wherever a cell's minimum is below ``GRAM_TRUST`` times its
-error bound, every row of the cell whose product lies within twice the bound
-of the minimum is recomputed by coordinate differences (per-pair scaled
-norms), and the smallest of these replaces the minimum. Elsewhere the Gram
-value is within a relative ``2**-27`` of the true distance by the bound.
+The product only *ranks*. Its form ``|a|^2 + |b|^2 - 2 a.b`` has a rounding
+error of up to about ``d u (|a| + |b|)^2`` (``u = 2**-53``, bounded by
+:func:`gram_error`), which swamps the small columns when a column spans many
+orders of magnitude more than the others and rows tie on it (a date in
+milliseconds beside binary features). So from the error bound each cell gets
+a lower and an upper bound of its distance; the cells whose lower bound is
+not above the smallest upper bound (for some label and attribute) could hold
+the nearest row, and in those cells every row whose product lies within the
+error band of the cell's minimum is recomputed by coordinate differences
+(:func:`pair_feature_distances`). Every distance returned is therefore the
+smallest *direct* distance over all rows of other groups: exact whatever the
+columns' spans, identical feature vectors give an exact zero, and the value
+does not depend on how the rows were blocked, on ``n_jobs``, on the other
+labels computed in the same pass, or on the BLAS (whose products differ in
+the last bits with the shape of the matrices).
 
 Memory is bounded by ``sklearn.get_config()["working_memory"]`` (MiB, shared
 by the workers); the blocks of query rows are handed to joblib, so
@@ -53,7 +58,6 @@ from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
     power_of_two_scale,
-    robust_norms,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
@@ -167,38 +171,6 @@ class _Layout:
         self.unique_label = self.cell_label[self.cell]
         self.n_attr = n_attr
         self.n_labels = len(labels)
-        self._same_feature_pairs()
-
-    def _same_feature_pairs(self):
-        """Pairs (unique row q, cell c) where c holds q's feature vector.
-
-        Only pairs across joint attribute groups matter (cells of the query's
-        own joint group are never searched). These entries are set to an exact
-        zero, which the expanded product ``|a|^2 + |b|^2 - 2ab`` cannot give.
-        """
-        by_feat = np.argsort(self.feat, kind="stable")
-        feat_sorted = self.feat[by_feat]
-        bounds = np.flatnonzero(np.r_[True, feat_sorted[1:] != feat_sorted[:-1], True])
-        sizes = np.diff(bounds)
-        multi = sizes > 1
-        if not multi.any():
-            self.pair_q = np.empty(0, dtype=np.intp)
-            self.pair_cell = np.empty(0, dtype=np.intp)
-            return
-        starts, sizes = bounds[:-1][multi], sizes[multi]
-        # All ordered pairs inside each group of identical feature vectors.
-        n_pairs = sizes * sizes
-        group_of_pair = np.repeat(np.arange(sizes.size), n_pairs)
-        local = np.arange(n_pairs.sum()) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
-        s = sizes[group_of_pair]
-        a = by_feat[starts[group_of_pair] + local // s]
-        b = by_feat[starts[group_of_pair] + local % s]
-        cell_a, cell_b = self.cell[a], self.cell[b]
-        keep = self.joint_of_cell[cell_a] != self.joint_of_cell[cell_b]
-        a, cell_b = a[keep], cell_b[keep]
-        order = np.argsort(a, kind="stable")
-        self.pair_q = a[order]
-        self.pair_cell = cell_b[order]
 
 
 def _blocks(layout, block_size, rows=None):
@@ -227,29 +199,30 @@ def _process_blocks(layout, blocks):
     return [(idx, _process_block(layout, j, idx)) for j, idx in blocks]
 
 
-def _zero_pairs(layout, idx):
-    """(local query position, cell) of identical feature vectors in other cells."""
-    if isinstance(idx, slice):
-        lo, hi = np.searchsorted(layout.pair_q, [idx.start, idx.stop])
-        return layout.pair_q[lo:hi] - idx.start, layout.pair_cell[lo:hi]
-    lo, hi = np.searchsorted(layout.pair_q, [idx[0], idx[-1] + 1])
-    pq, pc = layout.pair_q[lo:hi], layout.pair_cell[lo:hi]
-    local = np.searchsorted(idx, pq)
-    keep = idx[np.minimum(local, idx.size - 1)] == pq
-    return local[keep], pc[keep]
-
-
-#: A Gram-form squared distance is kept when it is at least this many times
-#: its worst-case rounding error, so that its square root is within a
-#: relative ``2**-27`` (7.5e-9, a worst-case bound) of the true
-#: distance; below, the distance is recomputed by coordinate differences.
-#: Raising it costs time: at ``2**32`` the exact engine takes about 1.25
-#: times as long on Adult (one-hot features), at ``2**26`` about 1.05 times.
-GRAM_TRUST = 2.0 ** 26
 _UNIT_ROUNDOFF = 2.0 ** -53
+#: Relative widening of the bounds, for the rounding of the bounds themselves.
+_BOUND_SLACK = 2.0 ** -40
+#: Pairs whose direct differences are computed at once (memory of one chunk).
+_PAIR_CHUNK = 1 << 15
 
 
-def _gram_error(layout, sq_norms_q):
+def pair_feature_distances(q_rows, r_rows):
+    """Euclidean norms of ``q_rows - r_rows`` by coordinate differences, pair by pair.
+
+    The one definition of a pair's feature distance (in the engine's scaled
+    units): scaled by each pair's largest difference, so that no square
+    under- or overflows, and summed along each row, so that a pair's value
+    does not depend on which other pairs are computed with it.
+    """
+    diff = np.ascontiguousarray(q_rows - r_rows)
+    top = np.max(np.abs(diff), axis=1) if diff.shape[1] else np.zeros(diff.shape[0])
+    safe = np.where(top > 0, top, 1.0)
+    diff /= safe[:, None]
+    diff *= diff
+    return top * np.sqrt(diff.sum(axis=1))
+
+
+def gram_error(sq_norms_q, max_norm, n_features):
     """Worst-case rounding error of ``|q|^2 + |r|^2 - 2 q.r`` for each query row.
 
     The products are sums of ``d + 2`` terms each at most ``(|q| + |r|)^2``
@@ -257,39 +230,41 @@ def _gram_error(layout, sq_norms_q):
     any summation order (blocked BLAS, FMA); ``|r|`` is bounded by the
     largest reference norm, and a factor 2 covers the second-order terms.
     """
-    d = layout.X.shape[1]
-    reach = (np.sqrt(sq_norms_q) + layout.max_norm) ** 2
-    return 2.0 * (d + 3) * _UNIT_ROUNDOFF * reach
+    reach = (np.sqrt(sq_norms_q) + max_norm) ** 2
+    return 2.0 * (n_features + 3) * _UNIT_ROUNDOFF * reach
 
 
-def _exact_cell_minima(layout, q_rows, prod, ref_start, cell_starts, cell_ends, risky,
-                       prod_min, slack, feature):
-    """Direct float64 differences where the Gram form cannot be trusted.
+def _band_minima(layout, q_rows, prod, ref_start, cell_starts, cell_ends, could,
+                 prod_min, band, feature):
+    """Direct differences for the cells that could hold a query's nearest row.
 
-    For each (query, cell) flagged ``risky``, every reference row of the cell
-    whose Gram value lies within twice the error bound of the cell's Gram
-    minimum could be the true nearest; their distances are recomputed as norms
-    of coordinate differences (scaled per pair, so no square under- or
-    overflows) and the smallest replaces ``feature[q, cell]`` (in place).
+    For each (query, cell) flagged in ``could``, every reference row of the
+    cell whose product lies within ``band`` of the cell's smallest product
+    could be the nearest (the product's error is below half the band); their
+    distances are recomputed by :func:`pair_feature_distances` and the
+    smallest replaces ``feature[q, cell]`` (in place). Rows outside the band
+    are farther by more than the rounding of any direct distance, so the
+    value is the smallest direct distance over the whole cell.
     """
-    for col in np.flatnonzero(risky.any(axis=0)):
-        queries = np.flatnonzero(risky[:, col])
+    n_block = could.shape[0]
+    for col in np.flatnonzero(could.any(axis=0)):
+        queries = np.flatnonzero(could[:, col])
         s, e = cell_starts[col], cell_ends[col]
-        if 2 * queries.size >= risky.shape[0]:
+        if 2 * queries.size >= n_block:
             # Most rows of the block: compare in place (rows not flagged get -inf).
-            thr = np.where(risky[:, col], prod_min[:, col] + slack, -np.inf)
+            thr = np.where(could[:, col], prod_min[:, col] + band, -np.inf)
             rows_q, cand_r = np.nonzero(prod[:, s:e] <= thr[:, None])
             cand_q = np.searchsorted(queries, rows_q)
         else:
-            thr = prod_min[queries, col] + slack[queries]
+            thr = prod_min[queries, col] + band[queries]
             cand_q, cand_r = np.nonzero(prod[queries, s:e] <= thr[:, None])
         best = np.full(queries.size, np.inf)
-        step = 1 << 16
-        for lo in range(0, cand_q.size, step):
-            cq, cr = cand_q[lo:lo + step], cand_r[lo:lo + step]
-            dist = robust_norms(q_rows[queries[cq]] - layout.X[ref_start + s + cr])
+        for lo in range(0, cand_q.size, _PAIR_CHUNK):
+            cq, cr = cand_q[lo:lo + _PAIR_CHUNK], cand_r[lo:lo + _PAIR_CHUNK]
+            dist = pair_feature_distances(q_rows[queries[cq]],
+                                          layout.X[ref_start + s + cr])
             np.minimum.at(best, cq, dist)
-        # The Gram minimum's own row is always a candidate, so every query has one.
+        # The row of the smallest product is always in the band.
         feature[queries, col] = best
 
 
@@ -313,40 +288,43 @@ def _process_block(layout, j, idx):
         parts.append(np.minimum.reduceat(prod, starts, axis=1))
         prods.append((prod, r1, starts, np.r_[starts[1:], layout.n_unique - r1]))
     prod_min = np.hstack(parts) if len(parts) > 1 else parts[0]
-    cell_min = prod_min + sq_q[:, None]
-    np.maximum(cell_min, 0.0, out=cell_min)
-    # Gram-form values too close to their rounding error (ties on a column
-    # that spans many orders of magnitude more than the others) are
-    # recomputed by differences, so the engine keeps the full dynamic range.
-    error = _gram_error(layout, sq_q)
-    risky = cell_min < GRAM_TRUST * error[:, None]
-    feature = np.sqrt(cell_min, out=cell_min)
-    if risky.any():
-        slack = 2.0 * error * (1.0 + 2.0 ** -20)
-        col0 = 0
-        for prod, ref_start, starts, ends in prods:
-            cols = slice(col0, col0 + starts.size)
-            _exact_cell_minima(layout, q, prod, ref_start, starts, ends, risky[:, cols],
-                               prod_min[:, cols], slack, feature[:, cols])
-            col0 += starts.size
+    gram = prod_min + sq_q[:, None]
+    # Bounds of each cell's true feature distance from the Gram form's error.
+    error = gram_error(sq_q, layout.max_norm, layout.X.shape[1])
+    low = np.sqrt(np.maximum(gram - error[:, None], 0.0))
+    low *= layout.scale * (1.0 - _BOUND_SLACK)
+    high = np.sqrt(np.maximum(gram + error[:, None], 0.0))
+    high *= layout.scale * (1.0 + _BOUND_SLACK)
     other_cells = np.r_[0:c0, c1:layout.n_cells]
-    # Exact zeros for identical feature vectors in other cells.
-    local, pc = _zero_pairs(layout, idx)
-    if local.size:
-        col = np.where(pc < c0, pc, pc - (c1 - c0))
-        feature[local, col] = 0.0
-    # Feature part back in the data's units; the label part is added with
-    # hypot, which neither overflows nor underflows.
-    feature *= layout.scale
     attr_of_block = layout.cell_attr[c0]
     cell_attr = layout.cell_attr[other_cells]
+    other = [cell_attr[:, k] != attr_of_block[k] for k in range(layout.n_attr)]
+    diffs = [layout.unique_label[idx, l][:, None] - layout.cell_label[other_cells, l]
+             for l in range(layout.n_labels)]
+    # The cells that could hold the nearest row for some label and attribute:
+    # their lower bound is not above the smallest upper bound.
+    could = np.zeros(gram.shape, dtype=bool)
+    for diff in diffs:
+        total_low, total_high = np.hypot(low, diff), np.hypot(high, diff)
+        for mask in other:
+            best_high = total_high[:, mask].min(axis=1)
+            could |= mask & (total_low <= best_high[:, None])
+    # Their distances by coordinate differences: every value returned is the
+    # smallest direct distance over all rows, whatever the columns' spans.
+    feature = np.full(gram.shape, np.inf)
+    band = 4.0 * error * (1.0 + _BOUND_SLACK)
+    col0 = 0
+    for prod, ref_start, starts, ends in prods:
+        cols = slice(col0, col0 + starts.size)
+        _band_minima(layout, q, prod, ref_start, starts, ends, could[:, cols],
+                     prod_min[:, cols], band, feature[:, cols])
+        col0 += starts.size
+    feature *= layout.scale
     result = np.empty((layout.n_labels, layout.n_attr, q.shape[0]))
-    for l in range(layout.n_labels):
-        diff = layout.unique_label[idx, l][:, None] - layout.cell_label[other_cells, l]
+    for l, diff in enumerate(diffs):
         total = np.hypot(feature, diff)
-        for k in range(layout.n_attr):
-            other = cell_attr[:, k] != attr_of_block[k]
-            result[l, k] = total[:, other].min(axis=1)
+        for k, mask in enumerate(other):
+            result[l, k] = total[:, mask].min(axis=1)
     return result
 
 
