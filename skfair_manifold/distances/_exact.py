@@ -393,7 +393,9 @@ class ExactEngine:
         unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
         for idx, values in self._run(None, n_jobs):
             unique_dist[:, :, idx] = values
-        return check_distances_finite(unique_dist[:, :, layout.row_to_unique])
+        # C order, so that sums over rows are the same however they were computed.
+        return check_distances_finite(
+            np.ascontiguousarray(unique_dist[:, :, layout.row_to_unique]))
 
     def rows(self, rows, *, n_jobs=None):
         """Distances of the given rows, shape (n_labels, n_attributes, len(rows))."""
@@ -404,7 +406,7 @@ class ExactEngine:
         for idx, values in self._run(wanted, n_jobs):
             unique_dist[:, :, np.searchsorted(wanted, idx)] = values
         pos = np.searchsorted(wanted, layout.row_to_unique[rows])
-        return check_distances_finite(unique_dist[:, :, pos])
+        return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
 
 
 def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):

@@ -17,7 +17,8 @@ from sklearn.utils import Bunch, check_random_state
 
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._certified import certify, mean_covariance, mean_estimate
-from ..distances._exact import ExactEngine, exact_row_distances
+from ..distances._exact import ExactEngine
+from ..distances._reuse import exact_rows
 from ..distances._numerics import distance_features
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
@@ -221,7 +222,9 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
 def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, n_jobs,
                    candidates):
     if method == "exact":
-        return exact_row_distances(X, [y_true, y_pred], codes, n_jobs=n_jobs)
+        # Reused across the calls of a search (same rows, new predictions);
+        # equal bit for bit to exact_row_distances.
+        return exact_rows(X, [y_true, y_pred], codes, n_jobs=n_jobs)
     n = X.shape[0]
     # The same vectors for both labels: D and D_f differ only by the label.
     W = draw_projections(X.shape[1] + 1, m1, n_vectors, rng)
