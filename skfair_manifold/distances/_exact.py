@@ -409,6 +409,34 @@ class ExactEngine:
         return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
 
 
+def nearest_rows(X, label, code, rows):
+    """For each of ``rows``, the nearest row of another group of ``code`` and its distance.
+
+    A plain search over all rows of other groups with the engine's pair
+    values (direct feature differences, the label part by ``hypot``), so the
+    distance equals the engine's row distance bit for bit; ties go to the
+    smallest row index. ``O(len(rows) x n x d)``: for a few rows (witnesses).
+
+    Returns
+    -------
+    nearest : ndarray of int, distance : ndarray of float
+    """
+    Z = centre_columns(np.asarray(X, dtype=np.float64))
+    scale = power_of_two_scale(Z)
+    Z = Z / scale
+    label = np.asarray(label, dtype=np.float64)
+    code = np.asarray(code)
+    nearest, distance = [], []
+    for i in rows:
+        others = np.flatnonzero(code != code[i])
+        feature = pair_feature_distances(Z[i][None, :], Z[others]) * scale
+        total = np.hypot(feature, label[i] - label[others])
+        t = int(np.argmin(total))
+        nearest.append(int(others[t]))
+        distance.append(float(total[t]))
+    return np.array(nearest, dtype=np.intp), np.array(distance)
+
+
 def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
     """Distance from each row to the nearest row of another group (exact).
 
