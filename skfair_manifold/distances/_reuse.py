@@ -42,6 +42,7 @@ from skfair_manifold.distances._exact import (
     ExactEngine,
     exact_row_distances,
     gram_error,
+    nearest_rows,
     pair_feature_distances,
 )
 from skfair_manifold.distances._numerics import centre_columns, power_of_two_scale
@@ -315,7 +316,7 @@ def exact_rows(X, labels, codes, *, n_jobs=None):
         lists = fold.lists
         if lists is None and fold.labels:
             # A second labelling of the same rows: a search. Build the lists.
-            lists = NeighbourLists(X, codes)
+            lists = NeighbourLists(X, codes, length=LIST_LENGTH)
             store.add_lists(key, fold, lists)
         if lists is None:
             # First labelling of these rows: one joint pass of the engine.
@@ -331,11 +332,19 @@ def exact_rows(X, labels, codes, *, n_jobs=None):
     return np.stack([np.array(r, copy=True) for r in results])
 
 
+#: Undecided rows answered by a plain search (below) rather than the engine.
+_PLAIN_ROWS = 64
+
+
 def _answer(lists, X, y, codes, n_jobs):
     rows, undecided = lists.answer(y)
     todo = np.flatnonzero(undecided.any(axis=0))
-    if todo.size:
+    if todo.size > _PLAIN_ROWS:
         engine = ExactEngine(X, [y], codes)
-        exact = engine.rows(todo, n_jobs=n_jobs)[0]
-        rows[:, todo] = exact
+        rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
+    else:
+        # A few rows: a plain search with the engine's pair values is cheaper
+        # than preparing the engine, and gives the same values.
+        for k, code in enumerate(codes):
+            rows[k, todo] = nearest_rows(X, y, code, todo)[1]
     return rows

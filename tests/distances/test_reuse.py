@@ -57,9 +57,12 @@ def test_cached_equals_uncached_bit_for_bit(fresh_cache, seed):
     assert all(f.lists is not None for f in fresh_cache._folds.values())
 
 
-def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch):
-    """Short lists leave many rows undecided: they are queried exactly."""
+@pytest.mark.parametrize("plain_rows", [0, 10 ** 6])
+def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch, plain_rows):
+    """Short lists leave many rows undecided: they are queried exactly (by the
+    engine, or by a plain search when they are few)."""
     monkeypatch.setattr(_reuse, "LIST_LENGTH", 2)
+    monkeypatch.setattr(_reuse, "_PLAIN_ROWS", plain_rows)
     X, codes, y_true = fold_data(3, n=500)
     lists = _reuse.NeighbourLists(X, codes, length=2)
     for name, y_pred in labelings(y_true, 3).items():
@@ -67,6 +70,7 @@ def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch):
         got = _reuse.exact_rows(X, [y_true, y_pred], codes)
         assert np.array_equal(got, exact_row_distances(X, [y_true, y_pred], codes)), name
     assert undecided.any()  # the fallback was needed for three classes
+    assert next(iter(fresh_cache._folds.values())).lists.index[0].shape[1] == 2
 
 
 def test_lists_decide_most_rows_with_the_default_length():
