@@ -46,6 +46,7 @@ is measured with the same projections or perturbation.
 
 import hashlib
 import inspect
+import os
 import pickle
 import threading
 from collections import OrderedDict
@@ -221,6 +222,15 @@ class _TransformMemo:
 
 
 _TRANSFORMED = _TransformMemo()
+
+
+def _after_fork_in_child():
+    # A lock held by another thread at fork time would never be released.
+    _TRANSFORMED._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def transformed_features(estimator, X, drop_columns, scorer="scorer"):

@@ -30,6 +30,7 @@ workers each keep their own (the values are the same in every process).
 """
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
 
@@ -131,18 +132,20 @@ class ContentCache:
     def add_rows(self, key, fold, y, rows):
         digest = content_key("label", y)
         entry = (np.array(y, copy=True), np.array(rows, copy=True))
-        self._grow(key, fold, lambda: fold.labels.__setitem__(digest, entry),
+        self._grow(key, fold, lambda: digest not in fold.labels,
+                   lambda: fold.labels.__setitem__(digest, entry),
                    entry[0].nbytes + entry[1].nbytes)
 
     def add_lists(self, key, fold, lists):
         def attach():
             fold.lists = lists
 
-        self._grow(key, fold, attach, lists.nbytes)
+        self._grow(key, fold, lambda: fold.lists is None, attach, lists.nbytes)
 
-    def _grow(self, key, fold, attach, size):
+    def _grow(self, key, fold, wanted, attach, size):
+        """Attach to ``fold`` (unless another thread did) within the budget."""
         with self._lock:
-            if fold.nbytes + size > self.budget:
+            if not wanted() or fold.nbytes + size > self.budget:
                 return
             attach()
             fold.nbytes += size
@@ -174,6 +177,15 @@ class ContentCache:
 
 
 _CACHE = ContentCache()
+
+
+def _after_fork_in_child():
+    # A lock held by another thread at fork time would never be released.
+    _CACHE._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 def cache():
