@@ -222,6 +222,12 @@ def pair_feature_distances(q_rows, r_rows):
     return top * np.sqrt(diff.sum(axis=1))
 
 
+def _nonzero_2d(mask):
+    """``np.nonzero`` of a 2-D mask (row-major order), about three times faster."""
+    flat = np.flatnonzero(mask)
+    return np.divmod(flat, mask.shape[1])
+
+
 def gram_error(sq_norms_q, max_norm, n_features):
     """Worst-case rounding error of ``|q|^2 + |r|^2 - 2 q.r`` for each query row.
 
@@ -253,11 +259,11 @@ def _band_minima(layout, q_rows, prod, ref_start, cell_starts, cell_ends, could,
         if 2 * queries.size >= n_block:
             # Most rows of the block: compare in place (rows not flagged get -inf).
             thr = np.where(could[:, col], prod_min[:, col] + band, -np.inf)
-            rows_q, cand_r = np.nonzero(prod[:, s:e] <= thr[:, None])
+            rows_q, cand_r = _nonzero_2d(prod[:, s:e] <= thr[:, None])
             cand_q = np.searchsorted(queries, rows_q)
         else:
             thr = prod_min[queries, col] + band[queries]
-            cand_q, cand_r = np.nonzero(prod[queries, s:e] <= thr[:, None])
+            cand_q, cand_r = _nonzero_2d(prod[queries, s:e] <= thr[:, None])
         best = np.full(queries.size, np.inf)
         for lo in range(0, cand_q.size, _PAIR_CHUNK):
             cq, cr = cand_q[lo:lo + _PAIR_CHUNK], cand_r[lo:lo + _PAIR_CHUNK]

@@ -210,8 +210,9 @@ def _smallest(values, take):
         return np.take_along_axis(part, order, axis=1), np.take_along_axis(vals, order, axis=1)
     chunk_min = np.minimum.reduceat(values, np.arange(0, n_cols, chunk), axis=1)
     threshold = np.partition(chunk_min, take - 1, axis=1)[:, take - 1]
-    q, c = np.nonzero(values <= threshold[:, None])
-    v = values[q, c]
+    flat = np.flatnonzero(values <= threshold[:, None])
+    v = values.reshape(-1)[flat]
+    q, c = np.divmod(flat, n_cols)
     order = np.lexsort((c, v, q))  # by row, then value, then column
     q, c, v = q[order], c[order], v[order]
     first = np.searchsorted(q, np.arange(n_rows))
