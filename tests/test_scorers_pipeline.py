@@ -198,3 +198,32 @@ def test_refit_most_accurate_within_a_bound(raw, routing):
     assert choice == int(np.argmin(dp))
     with pytest.raises(KeyError, match="no scorer named 'hfm'"):
         MostAccurateWithin(0.1)(res)
+
+
+def test_the_steps_output_is_reused_only_for_the_same_fitted_steps_and_rows(raw, monkeypatch):
+    from skfair_manifold import scorers
+
+    X, y = raw
+    memo = scorers._TransformMemo()
+    monkeypatch.setattr(scorers, "_TRANSFORMED", memo)
+    calls = []
+    compute = memo._compute
+    monkeypatch.setattr(memo, "_compute", lambda head, Z: calls.append(1) or compute(head, Z))
+    a = pipeline().set_params(model__C=0.1).fit(X, y)
+    b = pipeline().set_params(model__C=10.0).fit(X, y)  # same steps, another model
+    first, _ = transformed_features(a, X, ["sex"])
+    again, _ = transformed_features(b, X.copy(), ["sex"])
+    assert len(calls) == 1 and np.array_equal(first, again)
+    expected = a[:-1].transform(X)
+    assert np.array_equal(first, np.delete(expected, [3, 4], axis=1))
+    refit = pipeline().fit(X.iloc[:200], y[:200])  # other fitted steps: computed anew
+    other, _ = transformed_features(refit, X, ["sex"])
+    assert len(calls) == 2
+    assert np.array_equal(other, np.delete(refit[:-1].transform(X), [3, 4], axis=1))
+    changed = X.copy()
+    changed.loc[0, "hours"] += 1.0  # other rows: computed anew
+    transformed_features(a, changed, ["sex"])
+    assert len(calls) == 3
+    memo.budget = 0  # off
+    transformed_features(a, X, ["sex"])
+    assert len(calls) == 4

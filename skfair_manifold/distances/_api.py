@@ -20,7 +20,7 @@ from skfair_manifold.utils._validation import (
 )
 from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
 from skfair_manifold.distances._exact import exact_row_distances
-from skfair_manifold.distances._numerics import centre_integer_columns
+from skfair_manifold.distances._numerics import distance_features
 
 MSG_W_NON_NUMERIC = (
     "w must be a projection vector of numbers, label coordinate first; got values such as "
@@ -33,7 +33,7 @@ MSG_ONE_ATTRIBUTE = (
 
 
 def _check_inputs(X, y, A, *, single):
-    X = check_features(centre_integer_columns(X))
+    X = check_features(distance_features(X))
     y = check_label(y, X.shape[0])
     if X.shape[0] < 2:
         raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))

@@ -17,14 +17,29 @@ feature part to every reference row, and one ``np.minimum.reduceat`` pass
 reduces it to the minimum per cell. Everything else (both labels, every
 attribute) is derived from that small ``(block, n_cells)`` matrix. Reference
 rows that share all attributes with the query block can never be "another
-group" and are skipped. Identical rows are computed once (with counts), and
-identical feature vectors get an exact zero, so duplicates and ties are exact.
+group" and are skipped. Identical rows are computed once (with counts).
 
 The features are centred on the midpoint of each column's range and divided
 by a power of two at least their largest magnitude (exact), so the squares
 neither overflow nor underflow; the feature part is brought back to the
 data's units before the label part is added with ``hypot``
 (:mod:`._numerics`).
+
+The product only *ranks*. Its form ``|a|^2 + |b|^2 - 2 a.b`` has a rounding
+error of up to about ``d u (|a| + |b|)^2`` (``u = 2**-53``, bounded by
+:func:`gram_error`), which swamps the small columns when a column spans many
+orders of magnitude more than the others and rows tie on it (a date in
+milliseconds beside binary features). So from the error bound each cell gets
+a lower and an upper bound of its distance; the cells whose lower bound is
+not above the smallest upper bound (for some label and attribute) could hold
+the nearest row, and in those cells every row whose product lies within the
+error band of the cell's minimum is recomputed by coordinate differences
+(:func:`pair_feature_distances`). Every distance returned is therefore the
+smallest *direct* distance over all rows of other groups: exact whatever the
+columns' spans, identical feature vectors give an exact zero, and the value
+does not depend on how the rows were blocked, on ``n_jobs``, on the other
+labels computed in the same pass, or on the BLAS (whose products differ in
+the last bits with the shape of the matrices).
 
 Memory is bounded by ``sklearn.get_config()["working_memory"]`` (MiB, shared
 by the workers); the blocks of query rows are handed to joblib, so
@@ -139,6 +154,7 @@ class _Layout:
         self.feat = ufeat[order]
         self.X = np.ascontiguousarray(X[first[order]])
         self.sq_norms = np.einsum("ij,ij->i", self.X, self.X)
+        self.max_norm = float(np.sqrt(self.sq_norms.max())) if n else 0.0
         # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r.
         self.X_ref = np.hstack([self.X, self.sq_norms[:, None]])
         self.n_unique = self.X.shape[0]
@@ -155,38 +171,6 @@ class _Layout:
         self.unique_label = self.cell_label[self.cell]
         self.n_attr = n_attr
         self.n_labels = len(labels)
-        self._same_feature_pairs()
-
-    def _same_feature_pairs(self):
-        """Pairs (unique row q, cell c) where c holds q's feature vector.
-
-        Only pairs across joint attribute groups matter (cells of the query's
-        own joint group are never searched). These entries are set to an exact
-        zero, which the expanded product ``|a|^2 + |b|^2 - 2ab`` cannot give.
-        """
-        by_feat = np.argsort(self.feat, kind="stable")
-        feat_sorted = self.feat[by_feat]
-        bounds = np.flatnonzero(np.r_[True, feat_sorted[1:] != feat_sorted[:-1], True])
-        sizes = np.diff(bounds)
-        multi = sizes > 1
-        if not multi.any():
-            self.pair_q = np.empty(0, dtype=np.intp)
-            self.pair_cell = np.empty(0, dtype=np.intp)
-            return
-        starts, sizes = bounds[:-1][multi], sizes[multi]
-        # All ordered pairs inside each group of identical feature vectors.
-        n_pairs = sizes * sizes
-        group_of_pair = np.repeat(np.arange(sizes.size), n_pairs)
-        local = np.arange(n_pairs.sum()) - np.repeat(np.cumsum(n_pairs) - n_pairs, n_pairs)
-        s = sizes[group_of_pair]
-        a = by_feat[starts[group_of_pair] + local // s]
-        b = by_feat[starts[group_of_pair] + local % s]
-        cell_a, cell_b = self.cell[a], self.cell[b]
-        keep = self.joint_of_cell[cell_a] != self.joint_of_cell[cell_b]
-        a, cell_b = a[keep], cell_b[keep]
-        order = np.argsort(a, kind="stable")
-        self.pair_q = a[order]
-        self.pair_cell = cell_b[order]
 
 
 def _blocks(layout, block_size, rows=None):
@@ -215,16 +199,79 @@ def _process_blocks(layout, blocks):
     return [(idx, _process_block(layout, j, idx)) for j, idx in blocks]
 
 
-def _zero_pairs(layout, idx):
-    """(local query position, cell) of identical feature vectors in other cells."""
-    if isinstance(idx, slice):
-        lo, hi = np.searchsorted(layout.pair_q, [idx.start, idx.stop])
-        return layout.pair_q[lo:hi] - idx.start, layout.pair_cell[lo:hi]
-    lo, hi = np.searchsorted(layout.pair_q, [idx[0], idx[-1] + 1])
-    pq, pc = layout.pair_q[lo:hi], layout.pair_cell[lo:hi]
-    local = np.searchsorted(idx, pq)
-    keep = idx[np.minimum(local, idx.size - 1)] == pq
-    return local[keep], pc[keep]
+_UNIT_ROUNDOFF = 2.0 ** -53
+#: Relative widening of the bounds, for the rounding of the bounds themselves.
+_BOUND_SLACK = 2.0 ** -40
+#: Pairs whose direct differences are computed at once (memory of one chunk).
+_PAIR_CHUNK = 1 << 15
+
+
+def pair_feature_distances(q_rows, r_rows):
+    """Euclidean norms of ``q_rows - r_rows`` by coordinate differences, pair by pair.
+
+    The one definition of a pair's feature distance (in the engine's scaled
+    units): scaled by each pair's largest difference, so that no square
+    under- or overflows, and summed along each row, so that a pair's value
+    does not depend on which other pairs are computed with it.
+    """
+    diff = np.ascontiguousarray(q_rows - r_rows)
+    top = np.max(np.abs(diff), axis=1) if diff.shape[1] else np.zeros(diff.shape[0])
+    safe = np.where(top > 0, top, 1.0)
+    diff /= safe[:, None]
+    diff *= diff
+    return top * np.sqrt(diff.sum(axis=1))
+
+
+def _nonzero_2d(mask):
+    """``np.nonzero`` of a 2-D mask (row-major order), about three times faster."""
+    flat = np.flatnonzero(mask)
+    return np.divmod(flat, mask.shape[1])
+
+
+def gram_error(sq_norms_q, max_norm, n_features):
+    """Worst-case rounding error of ``|q|^2 + |r|^2 - 2 q.r`` for each query row.
+
+    The products are sums of ``d + 2`` terms each at most ``(|q| + |r|)^2``
+    in magnitude, so the classic bound ``gamma_(d+2) (|q| + |r|)^2`` holds for
+    any summation order (blocked BLAS, FMA); ``|r|`` is bounded by the
+    largest reference norm, and a factor 2 covers the second-order terms.
+    """
+    reach = (np.sqrt(sq_norms_q) + max_norm) ** 2
+    return 2.0 * (n_features + 3) * _UNIT_ROUNDOFF * reach
+
+
+def _band_minima(layout, q_rows, prod, ref_start, cell_starts, cell_ends, could,
+                 prod_min, band, feature):
+    """Direct differences for the cells that could hold a query's nearest row.
+
+    For each (query, cell) flagged in ``could``, every reference row of the
+    cell whose product lies within ``band`` of the cell's smallest product
+    could be the nearest (the product's error is below half the band); their
+    distances are recomputed by :func:`pair_feature_distances` and the
+    smallest replaces ``feature[q, cell]`` (in place). Rows outside the band
+    are farther by more than the rounding of any direct distance, so the
+    value is the smallest direct distance over the whole cell.
+    """
+    n_block = could.shape[0]
+    for col in np.flatnonzero(could.any(axis=0)):
+        queries = np.flatnonzero(could[:, col])
+        s, e = cell_starts[col], cell_ends[col]
+        if 2 * queries.size >= n_block:
+            # Most rows of the block: compare in place (rows not flagged get -inf).
+            thr = np.where(could[:, col], prod_min[:, col] + band, -np.inf)
+            rows_q, cand_r = _nonzero_2d(prod[:, s:e] <= thr[:, None])
+            cand_q = np.searchsorted(queries, rows_q)
+        else:
+            thr = prod_min[queries, col] + band[queries]
+            cand_q, cand_r = _nonzero_2d(prod[queries, s:e] <= thr[:, None])
+        best = np.full(queries.size, np.inf)
+        for lo in range(0, cand_q.size, _PAIR_CHUNK):
+            cq, cr = cand_q[lo:lo + _PAIR_CHUNK], cand_r[lo:lo + _PAIR_CHUNK]
+            dist = pair_feature_distances(q_rows[queries[cq]],
+                                          layout.X[ref_start + s + cr])
+            np.minimum.at(best, cq, dist)
+        # The row of the smallest product is always in the band.
+        feature[queries, col] = best
 
 
 def _process_block(layout, j, idx):
@@ -233,36 +280,57 @@ def _process_block(layout, j, idx):
     r1 = layout.cell_starts[c1] if c1 < layout.n_cells else layout.n_unique
     q = layout.X[idx]
     q_aug = np.hstack([-2.0 * q, np.ones((q.shape[0], 1))])
-    parts = []
+    sq_q = layout.sq_norms[idx]
+    parts, prods = [], []
     # Cells before and after the block's own joint group.
     if c0 > 0:
         prod = q_aug @ layout.X_ref[:r0].T
-        parts.append(np.minimum.reduceat(prod, layout.cell_starts[:c0], axis=1))
+        starts = layout.cell_starts[:c0]
+        parts.append(np.minimum.reduceat(prod, starts, axis=1))
+        prods.append((prod, 0, starts, np.r_[starts[1:], r0]))
     if c1 < layout.n_cells:
         prod = q_aug @ layout.X_ref[r1:].T
-        parts.append(np.minimum.reduceat(prod, layout.cell_starts[c1:] - r1, axis=1))
-    cell_min = np.hstack(parts) if len(parts) > 1 else parts[0]
-    cell_min += layout.sq_norms[idx, None]
-    np.maximum(cell_min, 0.0, out=cell_min)
+        starts = layout.cell_starts[c1:] - r1
+        parts.append(np.minimum.reduceat(prod, starts, axis=1))
+        prods.append((prod, r1, starts, np.r_[starts[1:], layout.n_unique - r1]))
+    prod_min = np.hstack(parts) if len(parts) > 1 else parts[0]
+    gram = prod_min + sq_q[:, None]
+    # Bounds of each cell's true feature distance from the Gram form's error.
+    error = gram_error(sq_q, layout.max_norm, layout.X.shape[1])
+    low = np.sqrt(np.maximum(gram - error[:, None], 0.0))
+    low *= layout.scale * (1.0 - _BOUND_SLACK)
+    high = np.sqrt(np.maximum(gram + error[:, None], 0.0))
+    high *= layout.scale * (1.0 + _BOUND_SLACK)
     other_cells = np.r_[0:c0, c1:layout.n_cells]
-    # Exact zeros for identical feature vectors in other cells.
-    local, pc = _zero_pairs(layout, idx)
-    if local.size:
-        col = np.where(pc < c0, pc, pc - (c1 - c0))
-        cell_min[local, col] = 0.0
-    # Feature part back in the data's units; the label part is added with
-    # hypot, which neither overflows nor underflows.
-    feature = np.sqrt(cell_min, out=cell_min)
-    feature *= layout.scale
     attr_of_block = layout.cell_attr[c0]
     cell_attr = layout.cell_attr[other_cells]
+    other = [cell_attr[:, k] != attr_of_block[k] for k in range(layout.n_attr)]
+    diffs = [layout.unique_label[idx, l][:, None] - layout.cell_label[other_cells, l]
+             for l in range(layout.n_labels)]
+    # The cells that could hold the nearest row for some label and attribute:
+    # their lower bound is not above the smallest upper bound.
+    could = np.zeros(gram.shape, dtype=bool)
+    for diff in diffs:
+        total_low, total_high = np.hypot(low, diff), np.hypot(high, diff)
+        for mask in other:
+            best_high = total_high[:, mask].min(axis=1)
+            could |= mask & (total_low <= best_high[:, None])
+    # Their distances by coordinate differences: every value returned is the
+    # smallest direct distance over all rows, whatever the columns' spans.
+    feature = np.full(gram.shape, np.inf)
+    band = 4.0 * error * (1.0 + _BOUND_SLACK)
+    col0 = 0
+    for prod, ref_start, starts, ends in prods:
+        cols = slice(col0, col0 + starts.size)
+        _band_minima(layout, q, prod, ref_start, starts, ends, could[:, cols],
+                     prod_min[:, cols], band, feature[:, cols])
+        col0 += starts.size
+    feature *= layout.scale
     result = np.empty((layout.n_labels, layout.n_attr, q.shape[0]))
-    for l in range(layout.n_labels):
-        diff = layout.unique_label[idx, l][:, None] - layout.cell_label[other_cells, l]
+    for l, diff in enumerate(diffs):
         total = np.hypot(feature, diff)
-        for k in range(layout.n_attr):
-            other = cell_attr[:, k] != attr_of_block[k]
-            result[l, k] = total[:, other].min(axis=1)
+        for k, mask in enumerate(other):
+            result[l, k] = total[:, mask].min(axis=1)
     return result
 
 
@@ -331,7 +399,9 @@ class ExactEngine:
         unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
         for idx, values in self._run(None, n_jobs):
             unique_dist[:, :, idx] = values
-        return check_distances_finite(unique_dist[:, :, layout.row_to_unique])
+        # C order, so that sums over rows are the same however they were computed.
+        return check_distances_finite(
+            np.ascontiguousarray(unique_dist[:, :, layout.row_to_unique]))
 
     def rows(self, rows, *, n_jobs=None):
         """Distances of the given rows, shape (n_labels, n_attributes, len(rows))."""
@@ -342,7 +412,35 @@ class ExactEngine:
         for idx, values in self._run(wanted, n_jobs):
             unique_dist[:, :, np.searchsorted(wanted, idx)] = values
         pos = np.searchsorted(wanted, layout.row_to_unique[rows])
-        return check_distances_finite(unique_dist[:, :, pos])
+        return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
+
+
+def nearest_rows(X, label, code, rows):
+    """For each of ``rows``, the nearest row of another group of ``code`` and its distance.
+
+    A plain search over all rows of other groups with the engine's pair
+    values (direct feature differences, the label part by ``hypot``), so the
+    distance equals the engine's row distance bit for bit; ties go to the
+    smallest row index. ``O(len(rows) x n x d)``: for a few rows (witnesses).
+
+    Returns
+    -------
+    nearest : ndarray of int, distance : ndarray of float
+    """
+    Z = centre_columns(np.asarray(X, dtype=np.float64))
+    scale = power_of_two_scale(Z)
+    Z = Z / scale
+    label = np.asarray(label, dtype=np.float64)
+    code = np.asarray(code)
+    nearest, distance = [], []
+    for i in rows:
+        others = np.flatnonzero(code != code[i])
+        feature = pair_feature_distances(Z[i][None, :], Z[others]) * scale
+        total = np.hypot(feature, label[i] - label[others])
+        t = int(np.argmin(total))
+        nearest.append(int(others[t]))
+        distance.append(float(total[t]))
+    return np.array(nearest, dtype=np.intp), np.array(distance)
 
 
 def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):

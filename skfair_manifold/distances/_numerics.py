@@ -18,8 +18,11 @@ Three steps keep every representable distance representable:
 """
 
 import math
+import numbers
 
 import numpy as np
+
+from skfair_manifold.utils._validation import frame_columns, is_dataframe
 
 MSG_INTEGER_PRECISION = (
     "column {column} of {name} holds integers spread over {span} (more than 2**53): "
@@ -38,20 +41,25 @@ MSG_DISTANCE_RANGE = (
 _EXACT_INT = 2 ** 53
 
 
-def _column_names(X):
-    if hasattr(X, "columns"):
-        return list(X.columns)
-    return list(range(X.shape[1]))
-
-
 def _centre_integers(col, column, name):
-    """One integer column, centred exactly, as float64 (error if impossible)."""
-    lo, hi = int(col.min()), int(col.max())
+    """One integer column, centred exactly, as float64 (error if impossible).
+
+    ``col`` is a numpy integer array or an object array of Python integers
+    (which may exceed 64 bits).
+    """
+    if col.dtype == object:
+        values = [int(v) for v in col.tolist()]
+        lo, hi = min(values), max(values)
+    else:
+        values = None
+        lo, hi = int(col.min()), int(col.max())
     span = hi - lo
     if span >= 2 ** 63:
         raise ValueError(MSG_INTEGER_PRECISION.format(column=column, name=name, span=span))
     centre = lo + span // 2
-    if col.dtype.kind == "u":
+    if values is not None:
+        diff = np.array([v - centre for v in values], dtype=np.int64)
+    elif col.dtype.kind == "u":
         diff = (col.astype(np.uint64) - np.uint64(centre)).view(np.int64)
     else:
         diff = col.astype(np.int64) - np.int64(centre)
@@ -64,32 +72,74 @@ def _centre_integers(col, column, name):
     return out
 
 
-def centre_integer_columns(X, *, name="X"):
-    """Integer columns of ``X`` centred exactly; other inputs are returned as they are.
+def _object_kind(col):
+    """``"i"`` for an object column of integers, ``"f"`` for other real numbers, else None."""
+    kinds = {type(v) for v in col.tolist()}
+    if not kinds:
+        return None
+    if all(issubclass(k, numbers.Integral) and not issubclass(k, (bool, np.bool_))
+           for k in kinds):
+        return "i"
+    if all(issubclass(k, (numbers.Real, np.bool_)) for k in kinds):
+        return "f"
+    return None
 
-    Applied before the features become float64 (the translation changes no
-    distance). Only numpy integer arrays and DataFrames with numpy integer
-    columns are touched; everything else is left to the feature check.
+
+def _column_kind(col):
+    if col.dtype.kind in "iu":
+        return "i"
+    if col.dtype.kind in "bf":
+        return "f"
+    if col.dtype == object:
+        return _object_kind(col)
+    return None
+
+
+def distance_features(X, *, name="X"):
+    """``X`` converted once to the engine's layout, integer columns centred exactly.
+
+    Every container (numpy arrays, lists, object arrays, pandas and polars
+    DataFrames) goes through the same per-column rule, so the same values
+    give the same distances whatever holds them: integer columns (numpy
+    integers, or Python integers of any size in an object column) are
+    centred *in integer arithmetic* before they become float64 (a
+    translation, which changes no distance), so that ``2**60`` and
+    ``2**60 + 1`` stay one apart; other real columns become float64.
+
+    Returns a C-contiguous float64 array, written once. Anything it cannot
+    convert (text, missing values, complex numbers, a wrong shape) is
+    returned as it is, for the shared feature check to name the problem.
     """
-    if hasattr(X, "dtypes") and hasattr(X, "columns") and hasattr(X, "iloc"):
-        dtypes = list(X.dtypes)
-        if not all(isinstance(dt, np.dtype) and dt.kind in "biuf" for dt in dtypes):
+    if is_dataframe(X):
+        names, columns = frame_columns(X)
+    else:
+        if isinstance(X, np.ndarray):
+            if X.dtype.kind in "bf":
+                return X  # nothing to centre: the feature check converts it
+            arr = X
+        else:  # lists: per value, so that Python integers stay integers
+            try:
+                arr = np.array(X, dtype=object)
+            except (ValueError, TypeError):
+                return X
+        if arr.ndim != 2 or arr.dtype.kind not in "biufO":
             return X
-        if not any(dt.kind in "iu" for dt in dtypes) or X.shape[0] == 0:
-            return X
-        names = _column_names(X)
-        out = np.empty(X.shape, dtype=np.float64)
-        for j, dt in enumerate(dtypes):
-            col = X.iloc[:, j].to_numpy()
-            out[:, j] = (_centre_integers(col, names[j], name) if dt.kind in "iu"
-                         else col.astype(np.float64))
-        return out
-    if isinstance(X, np.ndarray) and X.dtype.kind in "iu" and X.ndim == 2 and X.size:
-        out = np.empty(X.shape, dtype=np.float64)
-        for j in range(X.shape[1]):
-            out[:, j] = _centre_integers(X[:, j], j, name)
-        return out
-    return X
+        names, columns = list(range(arr.shape[1])), [arr[:, j] for j in range(arr.shape[1])]
+    if not columns or columns[0].shape[0] == 0:
+        return X
+    kinds = [_column_kind(col) for col in columns]
+    if any(k is None for k in kinds):
+        return X
+    out = np.empty((columns[0].shape[0], len(columns)), dtype=np.float64)
+    for j, (col, kind) in enumerate(zip(columns, kinds)):
+        if kind == "i":
+            out[:, j] = _centre_integers(col, names[j], name)
+        else:
+            with np.errstate(over="ignore"):
+                out[:, j] = col.astype(np.float64)
+    if not np.isfinite(out).all():
+        return X  # missing or too-large values: the feature check names the column
+    return out
 
 
 def centre_columns(Z, *, name="X", first_name=None):

@@ -17,8 +17,9 @@ from sklearn.utils import Bunch, check_random_state
 
 from ..distances._approx import approx_row_distances, draw_projections, resolve_settings
 from ..distances._certified import certify, mean_covariance, mean_estimate
-from ..distances._exact import ExactEngine, exact_row_distances
-from ..distances._numerics import centre_integer_columns
+from ..distances._exact import ExactEngine, nearest_rows
+from ..distances._reuse import exact_rows
+from ..distances._numerics import distance_features
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
 from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
@@ -189,15 +190,15 @@ def _min_max(X):
 def _prepare(y_true, y_pred, X, sensitive_features, *, scale):
     if X is None:
         raise TypeError(MSG_X_REQUIRED)
-    X = check_features(centre_integer_columns(X))
+    X = check_features(distance_features(X))
     n = X.shape[0]
     if n < 2:
         raise ValueError(MSG_TOO_FEW_ROWS.format(name="X"))
     y_true, y_pred = _encode_labels(y_true, y_pred, n)
-    codes, names, _ = encode_sensitive(sensitive_features, n)
+    codes, names, groups = encode_sensitive(sensitive_features, n)
     if scale:
         X = _min_max(X)
-    return X, y_true, y_pred, codes, names
+    return X, y_true, y_pred, codes, names, groups
 
 
 def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
@@ -221,7 +222,9 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
 def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, n_jobs,
                    candidates):
     if method == "exact":
-        return exact_row_distances(X, [y_true, y_pred], codes, n_jobs=n_jobs)
+        # Reused across the calls of a search (same rows, new predictions);
+        # equal bit for bit to exact_row_distances.
+        return exact_rows(X, [y_true, y_pred], codes, n_jobs=n_jobs)
     n = X.shape[0]
     # The same vectors for both labels: D and D_f differ only by the label.
     W = draw_projections(X.shape[1] + 1, m1, n_vectors, rng)
@@ -234,10 +237,24 @@ def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, 
 
 def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_vectors,
              random_state, n_jobs, candidates, sample_size=DEFAULT_SAMPLE_SIZE,
-             max_checks=None, confidence=0.95, want_max=True, want_avg=True):
+             max_checks=None, confidence=0.95, want_max=True, want_avg=True,
+             with_witnesses=False):
     """Validated inputs -> the full report (see :func:`hfm_report`)."""
-    X, y_true, y_pred, codes, names = _prepare(y_true, y_pred, X, sensitive_features,
-                                               scale=scale)
+    X, y_true, y_pred, codes, names, groups = _prepare(y_true, y_pred, X,
+                                                       sensitive_features, scale=scale)
+    report = _compute_report(X, y_true, y_pred, codes, names, method=method, m1=m1, m2=m2,
+                             n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs,
+                             candidates=candidates, sample_size=sample_size,
+                             max_checks=max_checks, confidence=confidence,
+                             want_max=want_max)
+    if with_witnesses:
+        report.witnesses = _witnesses(X, (y_true, y_pred), codes, names, groups, report)
+    return report
+
+
+def _compute_report(X, y_true, y_pred, codes, names, *, method, m1, m2, n_vectors,
+                    random_state, n_jobs, candidates, sample_size, max_checks, confidence,
+                    want_max):
     n, p = X.shape
     m2 = resolve_settings(n, p, m2, n_vectors)  # checks n_vectors for every method
     requested = method
@@ -260,6 +277,45 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
     extras.update(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
                   sample_size=int(sample.size))
     return _certified_summary(rows, cert, sample, names, extras, budget)
+
+
+#: Rows in the table of the rows whose distance the model changed most.
+N_CHANGED = 10
+_LABELS = ("y_true", "y_pred")
+
+
+def _witnesses(X, labels, codes, names, groups, report):
+    """The people behind the maxima, and the rows the model moved most.
+
+    ``maxima``: per label vector and attribute, the row of the largest row
+    distance (the first such row; with the approximation, the largest
+    approximate one), the nearest row of another group found by a plain
+    search over all rows, both groups and the exact distance between them;
+    ``overall`` marks the attribute of Eq. 6's maximum. ``changed``: the
+    ``N_CHANGED`` rows whose mean distance over the attributes moved most
+    from the true labels to the predictions (``d_f - d``, largest magnitude
+    first, ties by row).
+    """
+    rows = np.stack([report.row_distances_true.T, report.row_distances_pred.T])
+    maxima = []
+    for l, name in enumerate(_LABELS):
+        found = []
+        for k, attribute in enumerate(names):
+            i = int(np.argmax(rows[l, k]))
+            j, dist = nearest_rows(X, labels[l], codes[k], [i])
+            found.append(Bunch(labels=name, attribute=attribute, row=i,
+                               group=groups[k][codes[k][i]], nearest_row=int(j[0]),
+                               nearest_group=groups[k][codes[k][j[0]]],
+                               distance=float(dist[0]), overall=False))
+        top = max(range(len(found)), key=lambda k: (found[k].distance, -k))
+        found[top].overall = True
+        maxima.extend(found)
+    d, d_f = rows[0].mean(axis=0), rows[1].mean(axis=0)
+    change = d_f - d
+    order = np.lexsort((np.arange(change.size), -np.abs(change)))[:N_CHANGED]
+    changed = [Bunch(row=int(i), d=float(d[i]), d_f=float(d_f[i]), change=float(change[i]))
+               for i in order]
+    return Bunch(maxima=maxima, changed=changed)
 
 
 def _log_ratio(num, den):
@@ -466,6 +522,14 @@ def hfm_report(
         ``per_attribute_exact`` (2, n_attributes). ``confidence`` and, for
         the approximation, ``m1``, ``m2`` (the value used), ``n_vectors``,
         ``candidates``, ``sample_size`` (the rows drawn).
+
+        Who the numbers are about: ``witnesses.maxima``, for ``y_true`` and
+        ``y_pred`` and each attribute, the row of the largest row distance
+        (positions in the rows scored; with the approximation, the largest
+        approximate one), the nearest row of another group, both groups and
+        the distance between them (``overall`` marks Eq. 6's attribute);
+        ``witnesses.changed``, the 10 rows whose mean distance over the
+        attributes the model moved most (``d``, ``d_f``, ``change``).
     {notes}
 
     See Also
@@ -510,7 +574,8 @@ def hfm_report(
     report = _compute(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
         n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates,
-        sample_size=sample_size, max_checks=max_checks, confidence=confidence)
+        sample_size=sample_size, max_checks=max_checks, confidence=confidence,
+        with_witnesses=True)
     _warn_undefined("hfm_max", report.d_max, report.d_f_max)
     _warn_undefined("hfm_avg", report.d_avg, report.d_f_avg)
     return report

@@ -128,3 +128,52 @@ def test_inputs_are_not_modified_by_the_centring():
     X0 = X.copy()
     set_distance(X, [0.0] * 4, [0, 1, 0, 1])
     assert np.array_equal(X, X0) and X.dtype == X0.dtype
+
+
+def _large_integer_frame(n=60, seed=0):
+    """Integers near 2**60 (ties and small differences) beside a float column."""
+    rng = np.random.default_rng(seed)
+    ids = 2**60 + rng.integers(0, 40, n) * 3 + rng.integers(0, 2, n)
+    score = rng.integers(0, 5, n) / 4.0
+    y = rng.integers(0, 2, n)
+    a = rng.integers(0, 3, n)
+    a[:3] = [0, 1, 2]
+    return ids, score, y, a
+
+
+def test_every_container_gives_the_same_distances_with_large_integers():
+    pd = pytest.importorskip("pandas")
+    pl = pytest.importorskip("polars")
+    from skfair_manifold.metrics import hfm_report
+
+    ids, score, y, a = _large_integer_frame()
+    ref = rational_rows(np.column_stack([ids.astype(object), score.astype(object)]), y, a)
+    containers = {
+        "numpy int64 (one integer column)": np.column_stack([ids, np.zeros_like(ids)]),
+        "pandas": pd.DataFrame({"id": ids, "score": score}),
+        "pandas nullable Int64": pd.DataFrame({"id": pd.array(ids, dtype="Int64"),
+                                               "score": score}),
+        "polars": pl.DataFrame({"id": ids, "score": score}),
+        "object array": np.column_stack([ids.astype(object), score.astype(object)]),
+        "list of rows": [[int(i), float(s)] for i, s in zip(ids, score)],
+    }
+    numpy_ints = containers.pop("numpy int64 (one integer column)")
+    got_ids = set_distance(numpy_ints, y, a, return_details=True)[2].row_distances[:, 0]
+    assert_allclose(got_ids, rational_rows(numpy_ints.astype(object), y, a), rtol=1e-12)
+    results = {}
+    for name, X in containers.items():
+        rows = set_distance(X, y, a, return_details=True)[2].row_distances[:, 0]
+        assert_allclose(rows, ref, rtol=1e-12, atol=0, err_msg=name)
+        r = hfm_report(y, y, X=X, sensitive_features=a, method="exact", scale=False)
+        results[name] = (r.d_max, r.d_avg)
+    assert len(set(results.values())) == 1, results
+    assert results["pandas"][0] == pytest.approx(ref.max(), rel=1e-12)
+
+
+def test_object_columns_of_python_integers_beyond_64_bits():
+    X = np.array([[2**70], [2**70 + 1], [2**70 + 3], [2**70 + 7]], dtype=object)
+    d_max, d_avg = set_distance(X, [0, 0, 0, 0], [0, 1, 0, 1])
+    assert (d_max, d_avg) == (4.0, (1 + 1 + 2 + 4) / 4)
+    wide = np.array([[0], [2**64]], dtype=object)
+    with pytest.raises(ValueError, match="column 0 of X holds integers"):
+        set_distance(wide, [0, 0], [0, 1])

@@ -1,0 +1,180 @@
+"""What HFM costs in a model search, next to DP and EO, measured side by side.
+
+Two searches, each run three times in one process with the same candidates and
+folds (``GridSearchCV``, one worker, ``refit=False``), scored with
+
+- accuracy + demographic parity + equal opportunity (``DP/EO``);
+- accuracy + ``hfm_avg_scorer`` + ``hfm_max_scorer`` with the search's reuse
+  (``HFM``): the true labels' distances once per fold, the predictions'
+  distances once per call for both scorers, neighbour lists from the second
+  candidate of a fold on (``distances/_reuse.py``);
+- the same HFM search with reuse off (cache budget 0): what every search paid
+  before.
+
+The searches:
+
+1. Adult (``--data-dir``), a LightGBM pipeline (one-hot encoding of the
+   categorical columns, scaling of the numerical ones), 9 candidates
+   (``num_leaves`` x ``learning_rate``) x 5 folds; the HFM scorers measure
+   distances on the transformed features without the outputs of ``race`` and
+   ``sex`` (routed as ``sensitive_features``).
+2. Uniform data, 30,000 x 30, two attributes (2 and 5 values), a scaled
+   logistic regression, 8 values of ``C`` x 3 folds.
+
+Printed per search: the three times, ``HFM / DP-EO`` (target at most 1.15
+for the Adult search) and ``no reuse / DP-EO``; that the HFM scores with and
+without reuse are equal bit for bit; and, on the first fold, the HFM scoring
+time of the first candidate, of the second (which builds the neighbour
+lists) and the mean of the later ones, beside one uncached scoring.
+
+Usage (hold the benchmarks' lock while timing)::
+
+    flock /tmp/bench.lock python benchmarks/bench_search.py [--quick] [--data-dir DIR]
+"""
+
+import time
+
+import numpy as np
+
+from _common import load, machine, parse_args, write_result
+
+import sklearn
+from sklearn.compose import ColumnTransformer
+from sklearn.linear_model import LogisticRegression
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.pipeline import Pipeline, make_pipeline
+from sklearn.preprocessing import OneHotEncoder, StandardScaler
+
+from skfair_manifold.distances import _reuse
+from skfair_manifold.scorers import (
+    demographic_parity_scorer,
+    equal_opportunity_scorer,
+    hfm_avg_scorer,
+    hfm_max_scorer,
+)
+
+GROUP = {"acc": "accuracy", "dp": demographic_parity_scorer, "eo": equal_opportunity_scorer}
+HFM = {"acc": "accuracy", "avg": hfm_avg_scorer, "max": hfm_max_scorer}
+
+
+def adult_search(data_dir, quick):
+    from lightgbm import LGBMClassifier
+
+    bunch = load("income", data_dir)
+    X, y = bunch.data, np.asarray(bunch.target)
+    A = bunch.sensitive[bunch.sensitive_features]
+    if quick:
+        X, y, A = X.iloc[:6000], y[:6000], A.iloc[:6000]
+    pre = ColumnTransformer([
+        ("cat", OneHotEncoder(handle_unknown="ignore", sparse_output=False),
+         list(bunch.categorical_features) + list(bunch.sensitive_features)),
+        ("num", StandardScaler(), list(bunch.numerical_features)),
+    ])
+    model = Pipeline([("pre", pre), ("lgbm", LGBMClassifier(n_estimators=100, n_jobs=1,
+                                                            verbose=-1, random_state=0))])
+    grid = {"lgbm__num_leaves": [15, 31, 63], "lgbm__learning_rate": [0.05, 0.1, 0.2]}
+    return "Adult, LightGBM pipeline, 9 candidates x 5 folds", model, grid, X, y, A, 5
+
+
+def logistic_search(quick):
+    rng = np.random.default_rng(0)
+    n, p = (6000, 30) if quick else (30_000, 30)
+    X = rng.random((n, p))
+    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 5, n)])
+    y = (X[:, 0] + 0.5 * X[:, 1] + 0.2 * A[:, 0] + 0.3 * rng.random(n) > 1.0).astype(int)
+    model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=300))
+    grid = {"logisticregression__C": list(np.logspace(-3, 2, 8))}
+    return f"uniform {n:,} x {p}, logistic regression, 8 candidates x 3 folds", \
+        model, grid, X, y, A, 3
+
+
+def run(model, grid, X, y, A, cv, scoring):
+    search = GridSearchCV(model, grid, scoring=scoring, refit=False, n_jobs=1,
+                          cv=StratifiedKFold(cv, shuffle=True, random_state=0))
+    t0 = time.perf_counter()
+    with sklearn.config_context(enable_metadata_routing=True):
+        search.fit(X, y, sensitive_features=A)
+    return time.perf_counter() - t0, search.cv_results_
+
+
+def hfm_scores(results):
+    return {k: np.asarray(v) for k, v in results.items()
+            if k.startswith("split") and k.endswith(("_avg", "_max"))}
+
+
+def per_candidate(model, grid, X, y, A, cv):
+    """HFM scoring time of each candidate on the first fold (the search's order)."""
+    from sklearn.base import clone
+    from sklearn.model_selection import ParameterGrid
+
+    train, test = next(StratifiedKFold(cv, shuffle=True, random_state=0).split(X, y))
+    take = (lambda Z, idx: Z.iloc[idx]) if hasattr(X, "iloc") else (lambda Z, idx: Z[idx])
+    take_a = (lambda Z, idx: Z.iloc[idx]) if hasattr(A, "iloc") else (lambda Z, idx: Z[idx])
+    fitted = [clone(model).set_params(**params).fit(take(X, train), y[train])
+              for params in ParameterGrid(grid)]
+    X_test, y_test, A_test = take(X, test), y[test], take_a(A, test)
+
+    def score_all():
+        times = []
+        for est in fitted:
+            t0 = time.perf_counter()
+            hfm_avg_scorer(est, X_test, y_test, sensitive_features=A_test)
+            hfm_max_scorer(est, X_test, y_test, sensitive_features=A_test)
+            times.append(time.perf_counter() - t0)
+        return times
+
+    store = _reuse.cache()
+    budget = store.budget
+    store.clear()
+    with_reuse = score_all()
+    store.budget = 0
+    without = score_all()
+    store.budget = budget
+    store.clear()
+    return len(test), with_reuse, without
+
+
+def bench(label, model, grid, X, y, A, cv):
+    store = _reuse.cache()
+    budget = store.budget
+    t_group, _ = run(model, grid, X, y, A, cv, GROUP)
+    store.clear()
+    t_hfm, res_hfm = run(model, grid, X, y, A, cv, HFM)
+    store.budget = 0
+    t_plain, res_plain = run(model, grid, X, y, A, cv, HFM)
+    store.budget = budget
+    store.clear()
+    same = all(np.array_equal(a, res_plain[k]) for k, a in hfm_scores(res_hfm).items())
+    n_test, with_reuse, without = per_candidate(model, grid, X, y, A, cv)
+    lines = [
+        f"### {label}",
+        "",
+        "| scoring | search s | / DP-EO |",
+        "|---|---|---|",
+        f"| accuracy + DP + EO | {t_group:.1f} | 1.00 |",
+        f"| accuracy + HFM avg + HFM max (reuse) | {t_hfm:.1f} | {t_hfm / t_group:.2f} |",
+        f"| accuracy + HFM avg + HFM max (no reuse) | {t_plain:.1f} | "
+        f"{t_plain / t_group:.2f} |",
+        "",
+        f"HFM scores with and without reuse equal bit for bit: {same}",
+        "",
+        f"HFM scoring (avg + max) per candidate on the first fold ({n_test:,} test rows): "
+        f"first {with_reuse[0]:.3f} s, second {with_reuse[1]:.3f} s (builds the lists), "
+        f"later candidates {np.mean(with_reuse[2:]):.3f} s on average; without reuse "
+        f"{np.mean(without):.3f} s per candidate.",
+    ]
+    return "\n".join(lines)
+
+
+def main():
+    args = parse_args(__doc__.splitlines()[0])
+    sections = [f"# HFM in a model search\n\n{machine()}; sklearn {sklearn.__version__}"]
+    sections.append(bench(*adult_search(args.data_dir, args.quick)))
+    print(sections[-1], flush=True)
+    sections.append(bench(*logistic_search(args.quick)))
+    print(sections[-1], flush=True)
+    write_result("bench_search" + ("_quick" if args.quick else ""), "\n\n".join(sections))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,363 @@
+"""Reuse of exact distances across the calls of a model search.
+
+In a search every candidate of a fold is scored on the same rows: the same
+features ``X`` (after preprocessing), the same true labels and the same
+sensitive columns; only the predictions move. This module keeps, per
+process, what does not move:
+
+- the row distances of every label vector already computed on ``(X, codes)``
+  (the true labels, and the predictions, so that the max and the avg scorers
+  of one multi-metric call compute them once);
+- from the second labelling of the same ``(X, codes)`` on, per-row
+  *neighbour lists*: for every row and attribute, the ``LIST_LENGTH`` rows of
+  other groups nearest on the features, with their direct distances and a
+  lower bound of the distance of every row left out. A new labelling is
+  answered from the lists in ``O(n x LIST_LENGTH)``: a row's answer is exact
+  when its best listed total is not above that bound (every row left out is
+  at least as far, whatever its label); the other rows are queried exactly.
+
+Every value is the engine's: the smallest *direct* feature distance (see
+:mod:`._exact`) combined with the label part by ``hypot``, so a cached
+answer equals an uncached computation bit for bit.
+
+Entries are keyed by a BLAKE2 hash of the arrays' bytes, dtypes and shapes,
+and the arrays themselves are kept and compared on every hit, so a hash
+collision can never return another data set's distances. The cache holds at
+most ``budget`` bytes (arrays kept for the check included), evicting the
+least recently used entries; an entry larger than the budget is not kept.
+A lock guards the table, so threads share it safely; joblib's process
+workers each keep their own (the values are the same in every process).
+"""
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+
+import numpy as np
+
+from threadpoolctl import threadpool_limits
+
+from skfair_manifold.distances._exact import (
+    BLAS_THREADS,
+    ExactEngine,
+    exact_row_distances,
+    gram_error,
+    nearest_rows,
+    pair_feature_distances,
+)
+from skfair_manifold.distances._numerics import centre_columns, power_of_two_scale
+from skfair_manifold.utils._parallel import working_memory_bytes
+
+#: Bytes the cache may hold in each process (arrays kept for the check included).
+DEFAULT_BUDGET = 512 * 2 ** 20
+#: Rows of other groups kept per row and attribute in the neighbour lists.
+LIST_LENGTH = 32
+_BOUND_SLACK = 2.0 ** -40
+
+
+def content_key(tag, *arrays):
+    """A digest of ``tag`` and the arrays' dtypes, shapes and bytes."""
+    h = hashlib.blake2b(tag.encode(), digest_size=20)
+    for a in arrays:
+        a = np.ascontiguousarray(a)
+        h.update(f"|{a.dtype.str}{a.shape}|".encode())
+        h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
+    return h.digest()
+
+
+class _Fold:
+    """What is kept for one ``(X, codes)``: the arrays (for the check on hit),
+    the neighbour lists once built, and the row distances of each labelling."""
+
+    def __init__(self, arrays):
+        self.arrays = tuple(np.array(a, copy=True) for a in arrays)
+        self.lists = None
+        self.labels = OrderedDict()  # digest -> (y, rows)
+        self.nbytes = sum(a.nbytes for a in self.arrays)
+
+    def matches(self, arrays):
+        return len(arrays) == len(self.arrays) and all(
+            a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b)
+            for a, b in zip(self.arrays, arrays))
+
+
+class ContentCache:
+    """Folds keyed by the contents of ``(X, codes)``, least recently used first out.
+
+    ``budget`` bounds the bytes held: the arrays kept for the check, the
+    neighbour lists and the row distances of every labelling.
+    """
+
+    def __init__(self, budget=DEFAULT_BUDGET):
+        self.budget = int(budget)
+        self._folds = OrderedDict()
+        self._lock = threading.Lock()
+        self.nbytes = 0
+        self.hits = 0
+        self.misses = 0
+
+    def fold(self, arrays):
+        """The fold of these arrays (created if new, checked on hit), or None if too big."""
+        key = content_key("fold", *arrays)
+        with self._lock:
+            fold = self._folds.get(key)
+            if fold is not None and fold.matches(arrays):
+                self._folds.move_to_end(key)
+                return key, fold
+        fold = _Fold(arrays)
+        if fold.nbytes > self.budget:
+            return key, None
+        with self._lock:
+            old = self._folds.pop(key, None)
+            if old is not None:
+                self.nbytes -= old.nbytes
+            self._folds[key] = fold
+            self.nbytes += fold.nbytes
+            self._evict(keep=key)
+        return key, fold
+
+    def rows(self, fold, y):
+        """Row distances of labelling ``y`` on ``fold``, or None (checked on hit)."""
+        digest = content_key("label", y)
+        with self._lock:
+            entry = fold.labels.get(digest)
+            if entry is not None and entry[0].shape == y.shape and np.array_equal(entry[0], y):
+                fold.labels.move_to_end(digest)
+                self.hits += 1
+                return entry[1]
+            self.misses += 1
+            return None
+
+    def add_rows(self, key, fold, y, rows):
+        digest = content_key("label", y)
+        entry = (np.array(y, copy=True), np.array(rows, copy=True))
+        self._grow(key, fold, lambda: digest not in fold.labels,
+                   lambda: fold.labels.__setitem__(digest, entry),
+                   entry[0].nbytes + entry[1].nbytes)
+
+    def add_lists(self, key, fold, lists):
+        def attach():
+            fold.lists = lists
+
+        self._grow(key, fold, lambda: fold.lists is None, attach, lists.nbytes)
+
+    def _grow(self, key, fold, wanted, attach, size):
+        """Attach to ``fold`` (unless another thread did) within the budget."""
+        with self._lock:
+            if not wanted() or fold.nbytes + size > self.budget:
+                return
+            attach()
+            fold.nbytes += size
+            if self._folds.get(key) is fold:
+                self.nbytes += size
+            self._evict(keep=key)
+
+    def _evict(self, keep):
+        """Drop least recently used folds, then the oldest labellings of ``keep``."""
+        while self.nbytes > self.budget and len(self._folds) > 1:
+            oldest = next(iter(self._folds))
+            if oldest == keep:
+                self._folds.move_to_end(keep)
+                continue
+            self.nbytes -= self._folds.pop(oldest).nbytes
+        fold = self._folds.get(keep)
+        while fold is not None and self.nbytes > self.budget and fold.labels:
+            _, (y, rows) = fold.labels.popitem(last=False)
+            fold.nbytes -= y.nbytes + rows.nbytes
+            self.nbytes -= y.nbytes + rows.nbytes
+
+    def clear(self):
+        with self._lock:
+            self._folds.clear()
+            self.nbytes = self.hits = self.misses = 0
+
+    def __len__(self):
+        return len(self._folds)
+
+
+_CACHE = ContentCache()
+
+
+def _after_fork_in_child():
+    # A lock held by another thread at fork time would never be released.
+    _CACHE._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def cache():
+    """The process's cache (its ``budget`` may be changed; 0 turns reuse off)."""
+    return _CACHE
+
+
+def _smallest(values, take):
+    """Column indices and values of the ``take`` smallest of each row, in order.
+
+    The minima of chunks of 64 columns (one cheap reduction) give each row a
+    threshold that at least ``take`` values reach; only the values under it
+    are sorted. Ties are broken by column, so the result is deterministic.
+    """
+    n_rows, n_cols = values.shape
+    chunk = 64
+    if n_cols < 2 * chunk * take:
+        part = (np.argpartition(values, take - 1, axis=1)[:, :take] if take < n_cols
+                else np.tile(np.arange(n_cols), (n_rows, 1)))
+        vals = np.take_along_axis(values, part, axis=1)
+        order = np.lexsort((part, vals), axis=1)
+        return np.take_along_axis(part, order, axis=1), np.take_along_axis(vals, order, axis=1)
+    chunk_min = np.minimum.reduceat(values, np.arange(0, n_cols, chunk), axis=1)
+    threshold = np.partition(chunk_min, take - 1, axis=1)[:, take - 1]
+    flat = np.flatnonzero(values <= threshold[:, None])
+    v = values.reshape(-1)[flat]
+    q, c = np.divmod(flat, n_cols)
+    order = np.lexsort((c, v, q))  # by row, then value, then column
+    q, c, v = q[order], c[order], v[order]
+    first = np.searchsorted(q, np.arange(n_rows))
+    rank = np.arange(q.size) - first[q]
+    keep = rank < take
+    part = np.empty((n_rows, take), dtype=np.intp)
+    vals = np.empty((n_rows, take))
+    part[q[keep], rank[keep]] = c[keep]
+    vals[q[keep], rank[keep]] = v[keep]
+    return part, vals
+
+
+class NeighbourLists:
+    """For every row and attribute, the nearest rows of other groups on the features.
+
+    Per attribute ``k``: ``index[k]`` (n, L), the listed rows, nearest first
+    by the Gram form; ``low[k]`` and ``high[k]`` (n, L), bounds of their
+    feature distances from the Gram form's error bound (``inf`` past the
+    rows of other groups); ``direct[k]`` (n, L), their direct distances (the
+    engine's values), computed when a labelling first needs them (``nan``
+    until then); ``bound[k]`` (n,), a lower bound of the feature distance of
+    every row of another group left out (``inf`` when none is left out). All
+    distances in the data's units.
+    """
+
+    def __init__(self, X, codes, *, length=LIST_LENGTH, working_memory=None):
+        with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
+            self._build(X, codes, length, working_memory)
+
+    def _build(self, X, codes, length, working_memory):
+        Z = centre_columns(np.asarray(X, dtype=np.float64))
+        scale = power_of_two_scale(Z)
+        Z = Z / scale  # exact, as in the engine: the same scaled coordinates
+        n, d = Z.shape
+        sq = np.einsum("ij,ij->i", Z, Z)
+        max_norm = float(np.sqrt(sq.max())) if n else 0.0
+        ref = np.hstack([Z, sq[:, None]])
+        codes = [np.asarray(c) for c in codes]
+        take = min(length, n)
+        self.Z, self.scale = Z, scale
+        self.index = [np.empty((n, take), dtype=np.intp) for _ in codes]
+        self.low = [np.empty((n, take)) for _ in codes]
+        self.high = [np.empty((n, take)) for _ in codes]
+        self.direct = [np.full((n, take), np.nan) for _ in codes]
+        self.bound = [np.empty(n) for _ in codes]
+        budget = working_memory_bytes(working_memory)
+        # Blocks of a few MiB stay in cache between the passes over them.
+        block = max(8, min(256, int(budget // (4 * 8 * max(n, 1)))))
+        up, down = scale * (1.0 + _BOUND_SLACK), scale * (1.0 - _BOUND_SLACK)
+        for s in range(0, n, block):
+            rows = np.arange(s, min(s + block, n))
+            q_aug = np.hstack([-2.0 * Z[rows], np.ones((rows.size, 1))])
+            prod = q_aug @ ref.T
+            error = gram_error(sq[rows], max_norm, d)[:, None]
+            for k, code in enumerate(codes):
+                other = code[None, :] != code[rows, None]
+                masked = np.where(other, prod, np.inf)
+                n_other = np.count_nonzero(other, axis=1)
+                part, vals = _smallest(masked, take)
+                gram = vals + sq[rows, None]
+                self.index[k][rows] = part
+                self.low[k][rows] = np.sqrt(np.maximum(gram - error, 0.0)) * down
+                self.high[k][rows] = np.sqrt(np.maximum(gram + error, 0.0)) * up
+                # Every unlisted row has a product at least the last listed one;
+                # its direct distance is above that value less twice the error.
+                last = gram[:, -1]
+                low_out = np.sqrt(np.maximum(last - 2.0 * error[:, 0], 0.0)) * down
+                self.bound[k][rows] = np.where(n_other > take, low_out, np.inf)
+        self.nbytes = sum(a.nbytes for group in (self.index, self.low, self.high,
+                                                 self.direct, self.bound) for a in group)
+        self.nbytes += Z.nbytes
+
+    def answer(self, y):
+        """Row distances for the label ``y`` (K, n) and the rows left undecided (K, n)."""
+        y = np.asarray(y, dtype=np.float64)
+        n_attr = len(self.index)
+        out = np.empty((n_attr, y.shape[0]))
+        undecided = np.zeros((n_attr, y.shape[0]), dtype=bool)
+        for k in range(n_attr):
+            index, direct = self.index[k], self.direct[k]
+            label = y[:, None] - y[index]
+            best_high = np.hypot(self.high[k], label).min(axis=1)
+            could = np.hypot(self.low[k], label) <= best_high[:, None]
+            need = could & np.isnan(direct)
+            if need.any():
+                q, j = np.nonzero(need)
+                direct[q, j] = pair_feature_distances(self.Z[q], self.Z[index[q, j]]) \
+                    * self.scale
+            # Pairs that cannot be the nearest are farther than best_high.
+            total = np.hypot(np.where(could, direct, np.inf), label)
+            best = total.min(axis=1)
+            out[k] = best
+            undecided[k] = ~(best <= self.bound[k])
+        return out, undecided
+
+
+def exact_rows(X, labels, codes, *, n_jobs=None):
+    """Exact row distances (len(labels), K, n), reusing what the cache holds.
+
+    Equal bit for bit to ``exact_row_distances(X, labels, codes)``.
+    """
+    store = _CACHE
+    labels = [np.ascontiguousarray(y, dtype=np.float64) for y in labels]
+    codes = [np.ascontiguousarray(c) for c in codes]
+    if store.budget <= 0:
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    key, fold = store.fold((X, *codes))
+    if fold is None:  # larger than the whole budget
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+    results = [store.rows(fold, y) for y in labels]
+    missing = [i for i, r in enumerate(results) if r is None]
+    if missing:
+        lists = fold.lists
+        if lists is None and fold.labels:
+            # A second labelling of the same rows: a search. Build the lists.
+            lists = NeighbourLists(X, codes, length=LIST_LENGTH)
+            store.add_lists(key, fold, lists)
+        if lists is None:
+            # First labelling of these rows: one joint pass of the engine.
+            fresh = exact_row_distances(X, [labels[i] for i in missing], codes,
+                                        n_jobs=n_jobs)
+            for i, rows in zip(missing, fresh):
+                results[i] = rows
+        else:
+            for i in missing:
+                results[i] = _answer(lists, X, labels[i], codes, n_jobs)
+        for i in missing:
+            store.add_rows(key, fold, labels[i], results[i])
+    return np.stack([np.array(r, copy=True) for r in results])
+
+
+#: Undecided rows answered by a plain search (below) rather than the engine.
+_PLAIN_ROWS = 64
+
+
+def _answer(lists, X, y, codes, n_jobs):
+    rows, undecided = lists.answer(y)
+    todo = np.flatnonzero(undecided.any(axis=0))
+    if todo.size > _PLAIN_ROWS:
+        engine = ExactEngine(X, [y], codes)
+        rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
+    else:
+        # A few rows: a plain search with the engine's pair values is cheaper
+        # than preparing the engine, and gives the same values.
+        for k, code in enumerate(codes):
+            rows[k, todo] = nearest_rows(X, y, code, todo)[1]
+    return rows

@@ -1,0 +1,162 @@
+"""Reuse across a search: cached answers equal uncached ones bit for bit."""
+
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from skfair_manifold.distances import _reuse
+from skfair_manifold.distances._exact import exact_row_distances
+
+
+@pytest.fixture
+def fresh_cache():
+    store = _reuse.cache()
+    budget = store.budget
+    store.clear()
+    yield store
+    store.budget = budget
+    store.clear()
+
+
+def fold_data(seed, n=900):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.random((n, 4)), rng.integers(0, 3, (n, 5)) / 2.0])
+    X[: n // 10] = X[n // 10: 2 * (n // 10)]  # duplicated feature vectors
+    codes = [rng.integers(0, 2, n), rng.integers(0, 4, n)]
+    y_true = (X[:, 0] + 0.3 * rng.random(n) > 0.6).astype(float)
+    return X, codes, y_true
+
+
+def labelings(y_true, seed):
+    rng = np.random.default_rng(seed)
+    n = y_true.size
+    one_flipped = y_true.copy()
+    one_flipped[n // 2] = 1 - one_flipped[n // 2]
+    return {
+        "10% flipped": np.where(rng.random(n) < 0.1, 1 - y_true, y_true),
+        "40% flipped": np.where(rng.random(n) < 0.4, 1 - y_true, y_true),
+        "all one label": np.zeros(n),
+        "all the other label": np.ones(n),
+        "alternating": (np.arange(n) % 2).astype(float),
+        "a single flipped row": one_flipped,
+        "the true labels": y_true.copy(),
+        "three classes": rng.integers(0, 3, n).astype(float),
+    }
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_cached_equals_uncached_bit_for_bit(fresh_cache, seed):
+    for fold in range(2):  # two folds, interleaved, each with many labelings
+        X, codes, y_true = fold_data(10 * seed + fold)
+        for name, y_pred in labelings(y_true, seed).items():
+            got = _reuse.exact_rows(X, [y_true, y_pred], codes)
+            ref = exact_row_distances(X, [y_true, y_pred], codes)
+            assert np.array_equal(got, ref), (fold, name)
+    assert fresh_cache.hits > 0
+    assert all(f.lists is not None for f in fresh_cache._folds.values())
+
+
+@pytest.mark.parametrize("plain_rows", [0, 10 ** 6])
+def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch, plain_rows):
+    """Short lists leave many rows undecided: they are queried exactly (by the
+    engine, or by a plain search when they are few)."""
+    monkeypatch.setattr(_reuse, "LIST_LENGTH", 2)
+    monkeypatch.setattr(_reuse, "_PLAIN_ROWS", plain_rows)
+    X, codes, y_true = fold_data(3, n=500)
+    lists = _reuse.NeighbourLists(X, codes, length=2)
+    for name, y_pred in labelings(y_true, 3).items():
+        _, undecided = lists.answer(y_pred)
+        got = _reuse.exact_rows(X, [y_true, y_pred], codes)
+        assert np.array_equal(got, exact_row_distances(X, [y_true, y_pred], codes)), name
+    assert undecided.any()  # the fallback was needed for three classes
+    assert next(iter(fresh_cache._folds.values())).lists.index[0].shape[1] == 2
+
+
+def test_lists_decide_most_rows_with_the_default_length():
+    X, codes, y_true = fold_data(4, n=1500)
+    lists = _reuse.NeighbourLists(X, codes)
+    for name, y_pred in labelings(y_true, 4).items():
+        rows, undecided = lists.answer(y_pred)
+        ref = exact_row_distances(X, [y_pred], codes)[0]
+        assert np.array_equal(rows[~undecided], ref[~undecided]), name
+        assert undecided.mean() < 0.05, name
+
+
+def test_threads_share_the_cache_safely(fresh_cache):
+    X, codes, y_true = fold_data(5)
+    preds = list(labelings(y_true, 5).values()) * 3
+    refs = [exact_row_distances(X, [y_true, p], codes) for p in preds]
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda p: _reuse.exact_rows(X, [y_true, p], codes), preds))
+    for g, r in zip(got, refs):
+        assert np.array_equal(g, r)
+
+
+def test_memory_bound_and_least_recently_used(fresh_cache):
+    X, codes, y_true = fold_data(6, n=400)
+    one_fold = X.nbytes + sum(c.nbytes for c in codes)
+    fresh_cache.budget = int(2.5 * one_fold)
+    folds = [X + i for i in range(4)]
+    for Xi in folds:
+        for y_pred in list(labelings(y_true, 6).values())[:3]:
+            got = _reuse.exact_rows(Xi, [y_true, y_pred], codes)
+            assert np.array_equal(got, exact_row_distances(Xi, [y_true, y_pred], codes))
+            assert fresh_cache.nbytes <= fresh_cache.budget
+    assert len(fresh_cache) <= 2
+    kept = [f.arrays[0] for f in fresh_cache._folds.values()]
+    assert any(np.array_equal(k, folds[-1]) for k in kept)  # the most recent stays
+    assert not any(np.array_equal(k, folds[0]) for k in kept)  # the oldest went first
+    # larger than the whole budget: not kept, still right
+    fresh_cache.budget = 10
+    got = _reuse.exact_rows(X, [y_true, 1 - y_true], codes)
+    assert np.array_equal(got, exact_row_distances(X, [y_true, 1 - y_true], codes))
+    fresh_cache.budget = 0  # reuse off
+    got = _reuse.exact_rows(X, [y_true, 1 - y_true], codes)
+    assert np.array_equal(got, exact_row_distances(X, [y_true, 1 - y_true], codes))
+
+
+def test_a_hash_collision_is_caught_on_hit(fresh_cache, monkeypatch):
+    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays: b"same")
+    X, codes, y_true = fold_data(7, n=300)
+    for Xi in (X, X[::-1].copy(), X * 2):
+        for y_pred in (y_true, 1 - y_true, np.zeros_like(y_true)):
+            got = _reuse.exact_rows(Xi, [y_true, y_pred], codes)
+            assert np.array_equal(got, exact_row_distances(Xi, [y_true, y_pred], codes))
+
+
+def test_search_scores_equal_with_and_without_reuse_in_process_workers(fresh_cache):
+    """cross_validate with joblib process workers (each its own cache) vs no reuse."""
+    import sklearn
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from skfair_manifold.scorers import hfm_avg_scorer, hfm_max_scorer
+
+    rng = np.random.default_rng(8)
+    n = 600
+    X = rng.random((n, 5))
+    A = rng.integers(0, 2, n)
+    y = (X[:, 0] + 0.3 * A + 0.2 * rng.random(n) > 0.8).astype(int)
+    scoring = {"acc": "accuracy", "max": hfm_max_scorer, "avg": hfm_avg_scorer}
+    grid = {"logisticregression__C": [0.01, 0.1, 1.0, 10.0]}
+    est = make_pipeline(StandardScaler(), LogisticRegression())
+
+    def search(n_jobs):
+        with sklearn.config_context(enable_metadata_routing=True):
+            gs = GridSearchCV(est, grid, scoring=scoring, refit=False, cv=3, n_jobs=n_jobs)
+            gs.fit(X, y, sensitive_features=A)
+        return {k: np.asarray(v) for k, v in gs.cv_results_.items()
+                if k.startswith("split") and ("max" in k or "avg" in k)}
+
+    fresh_cache.budget = 0
+    uncached = search(1)
+    fresh_cache.budget = _reuse.DEFAULT_BUDGET
+    threads_or_serial = search(1)
+    processes = search(2)
+    for key, ref in uncached.items():
+        assert np.array_equal(threads_or_serial[key], ref), key
+        assert np.array_equal(processes[key], ref), key
+    assert fresh_cache.hits > 0
