@@ -3,6 +3,8 @@
 Eq. 4-7 (exact) and Algorithms 1-3 (approximate) of the HFM paper.
 """
 
+from __future__ import annotations
+
 from numbers import Integral
 from typing import Literal
 

@@ -7,6 +7,8 @@ the distance engine: the exact engine computes the feature part of the
 distances once and derives both labels and every attribute from it.
 """
 
+from __future__ import annotations
+
 import warnings
 from numbers import Integral, Real
 from statistics import NormalDist

@@ -6,6 +6,8 @@ every other feature stays. It needs the estimator, and the sensitive columns
 must be among the estimator's inputs.
 """
 
+from __future__ import annotations
+
 from numbers import Integral, Real
 from typing import Any, Literal
 
