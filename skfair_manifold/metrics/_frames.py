@@ -1,0 +1,342 @@
+"""The cell table computed where the data lives: lazy, distributed and eager frames.
+
+With ``data=`` given, :func:`fairness_report` and the group metrics take
+column names for ``y_true``, ``y_pred``, ``sensitive_features`` and
+``sample_weight``, and ``data`` may be any frame that narwhals handles: a
+polars ``LazyFrame`` or ``DataFrame``, a DuckDB relation, a Dask DataFrame, a
+PySpark DataFrame, a pandas DataFrame or a pyarrow Table. Two queries run in
+the frame's own engine, and only their small results come back:
+
+1. the distinct ``(y_true, y_pred)`` pairs, to apply the ``pos_label`` rule
+   of the in-memory metrics (binary 0/1, -1/1 or boolean labels without
+   ``pos_label``; anything else needs it) with the same messages;
+2. one aggregation: the indicator columns ``y_true == pos`` and
+   ``y_pred == pos`` (and the squared weight), then one group-by over every
+   sensitive column and the two indicators with the row count, the sum of
+   the weights and the sum of their squares (and, with weights, their
+   smallest value and non-missing count, to refuse invalid weights).
+
+The result is the :class:`~._cells.CellTable` that the in-memory path builds
+from numpy arrays, cell for cell and in the same order, so every number of
+the report (and the bootstrap, which draws from the cell counts) is the same
+on either path. Intersections are the same table read with
+:meth:`~._cells.CellTable.intersect`; single attributes sum it.
+
+A lazy frame has no row order and is not held in memory, so what needs the
+rows (HFM's distances with ``X``, the discriminative risk with
+``estimator``) is refused with a message saying so; an eager frame
+(pandas, polars, pyarrow) hands its columns to the in-memory path instead.
+"""
+
+import numpy as np
+
+from ..utils._sklearn_compat import HasMethods
+from ..utils._validation import did_you_mean
+from ._cells import CellTable, _row_keys
+from ._common import positive_masks
+
+__all__ = ["FrameConstraint", "frame_cell_table", "frame_columns", "is_lazy", "to_narwhals"]
+
+MSG_NOT_A_FRAME = (
+    "data must be a DataFrame, LazyFrame or relation that narwhals supports (pandas, "
+    "polars, pyarrow, DuckDB, Dask, PySpark); got {type}."
+)
+MSG_NOT_A_NAME = (
+    "with data= given, {name} must be a column name of data (a str); got {type}."
+)
+MSG_NEED_DATA = (
+    "{name}={value!r} is a column name, which needs data= (the frame that holds the "
+    "column); pass data=frame, or pass the values themselves."
+)
+MSG_MISSING_COLUMN = (
+    "{name} column {column!r} is not a column of data.{hint} Its columns are: {columns}."
+)
+MSG_NEEDS_ROWS = (
+    "{what} needs the rows in memory and in order, which a lazy or distributed frame "
+    "({type}) does not give: the group report is computed in the frame's engine without "
+    "them. Leave {argument} out, or collect the rows (or a sample of them) into pandas or "
+    "numpy and pass arrays."
+)
+MSG_LABEL_MISSING = (
+    "{name} column {column!r} contains missing values (null or NaN); a label must be "
+    "given for every row: drop or fill those rows first."
+)
+MSG_SENSITIVE_MISSING_FRAME = (
+    "sensitive attribute {attr!r} contains missing values (null or NaN) in {count} row(s). "
+    "A missing value is not a group: drop those rows, or fill them with an explicit value "
+    "such as 'unknown'."
+)
+MSG_WEIGHT_MISSING = (
+    "sample_weight column {column!r} has {count} missing value(s); give every row a "
+    "weight (fill or drop those rows)."
+)
+MSG_WEIGHT_BAD = (
+    "sample_weight column {column!r} must be finite and non-negative; it holds {value!r} "
+    "(or sums to a value that is not finite)."
+)
+MSG_NO_ROWS = "data has no rows: at least 2 rows are needed."
+
+#: names of the helper columns of the aggregation (chosen not to clash with the user's)
+_TRUE, _PRED, _W, _W2 = "__skfm_true", "__skfm_pred", "__skfm_w", "__skfm_w2"
+_COUNT, _NONNULL, _MIN = "__skfm_count", "__skfm_nonnull", "__skfm_min"
+
+
+class FrameConstraint(HasMethods):
+    """The ``validate_params`` constraint of ``data=``: a frame narwhals supports.
+
+    A :class:`HasMethods` only because scikit-learn's ``validate_params``
+    accepts no other constraint object; the test is narwhals' own.
+    """
+
+    def __init__(self):
+        super().__init__([])
+
+    def is_satisfied_by(self, val):
+        import narwhals as nw
+
+        converted = nw.from_native(val, pass_through=True)
+        return isinstance(converted, (nw.DataFrame, nw.LazyFrame))
+
+    def __str__(self):
+        return ("a DataFrame, LazyFrame or relation that narwhals supports (pandas, polars, "
+                "pyarrow, DuckDB, Dask, PySpark)")
+
+
+def to_narwhals(data):
+    """``data`` as a narwhals DataFrame or LazyFrame, or a TypeError."""
+    import narwhals as nw
+
+    try:
+        frame = nw.from_native(data)
+    except TypeError:
+        raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__)) from None
+    if not isinstance(frame, (nw.DataFrame, nw.LazyFrame)):
+        raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__))
+    return frame
+
+
+def is_lazy(data):
+    """True when ``data`` is a lazy or distributed frame (no rows in memory)."""
+    import narwhals as nw
+
+    return isinstance(to_narwhals(data), nw.LazyFrame)
+
+
+def refuse_rows(data, *, what, argument):
+    """Raise :data:`MSG_NEEDS_ROWS` for a lazy ``data``."""
+    raise ValueError(MSG_NEEDS_ROWS.format(what=what, type=type(data).__name__,
+                                           argument=argument))
+
+
+def _names(value, name, *, many=False):
+    """Column name(s) given to ``name``, checked to be strings."""
+    values = list(value) if many and isinstance(value, (list, tuple)) else [value]
+    if not values or not all(isinstance(v, str) for v in values):
+        raise TypeError(MSG_NOT_A_NAME.format(name=name, type=type(value).__name__))
+    return values
+
+
+def _schema_names(frame):
+    import narwhals as nw
+
+    if isinstance(frame, nw.LazyFrame):
+        return list(frame.collect_schema().names())
+    return list(frame.columns)
+
+
+def _check_columns(frame, wanted):
+    present = _schema_names(frame)
+    for name, column in wanted:
+        if column not in present:
+            shown = ", ".join(repr(c) for c in present[:20]) + (", ..." if len(present) > 20
+                                                                 else "")
+            raise ValueError(MSG_MISSING_COLUMN.format(
+                name=name, column=column, hint=did_you_mean(column, present), columns=shown))
+
+
+def _column_names(y_true, y_pred, sensitive_features, sample_weight):
+    true_col = _names(y_true, "y_true")[0]
+    pred_col = _names(y_pred, "y_pred")[0]
+    sensitive = _names(sensitive_features, "sensitive_features", many=True)
+    weight_col = None if sample_weight is None else _names(sample_weight, "sample_weight")[0]
+    return true_col, pred_col, sensitive, weight_col
+
+
+def _collect(frame):
+    import narwhals as nw
+
+    return frame.collect() if isinstance(frame, nw.LazyFrame) else frame
+
+
+def _numpy(series):
+    """A narwhals Series as numpy; missing values as None (objects) or NaN (floats)."""
+    values = series.to_numpy()
+    if values.dtype.kind == "U":  # text as Python strings, as pandas gives them
+        values = values.astype(object)
+    if values.dtype == object or series.null_count():
+        missing = np.asarray(series.is_null().to_numpy(), dtype=bool)
+        if missing.any():
+            values = values.astype(object)
+            values[missing] = None
+    return values
+
+
+def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=None):
+    """The named columns of an eager frame as in-memory inputs of the metrics.
+
+    Returns ``(y_true, y_pred, sensitive_features, sample_weight)``: native
+    Series for the labels and weights and a native DataFrame of the
+    sensitive columns, as a caller would pass them without ``data``.
+    """
+    frame = to_narwhals(data)
+    true_col, pred_col, sensitive, weight_col = _column_names(
+        y_true, y_pred, sensitive_features, sample_weight)
+    wanted = [("y_true", true_col), ("y_pred", pred_col)]
+    wanted += [("sensitive_features", c) for c in sensitive]
+    wanted += [] if weight_col is None else [("sample_weight", weight_col)]
+    _check_columns(frame, wanted)
+    frame = _collect(frame)
+    weights = None if weight_col is None else frame[weight_col].to_native()
+    return (frame[true_col].to_native(), frame[pred_col].to_native(),
+            frame.select(sensitive).to_native(), weights)
+
+
+def _label_classes(frame, true_col, pred_col):
+    """The distinct (y_true, y_pred) pairs as two numpy arrays, one small query."""
+    pairs = _collect(frame.select(true_col, pred_col).unique())
+    if pairs.shape[0] == 0:
+        raise ValueError(MSG_NO_ROWS)
+    columns = []
+    for name, column in (("y_true", true_col), ("y_pred", pred_col)):
+        values = _numpy(pairs[column])
+        missing = np.array([v is None or (isinstance(v, float) and v != v) for v in
+                            values.tolist()])
+        if missing.any():
+            raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
+        columns.append(values)
+    return columns
+
+
+def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=None,
+                     pos_label=None, metric="fairness_report"):
+    """The :class:`~._cells.CellTable` of a frame, computed in the frame's engine.
+
+    Parameters
+    ----------
+    data : DataFrame, LazyFrame or relation
+        Any frame narwhals supports (pandas, polars, pyarrow, DuckDB, Dask,
+        PySpark).
+    y_true, y_pred : str
+        The label and prediction columns.
+    sensitive_features : str or list of str
+        The sensitive columns, one attribute each.
+    sample_weight : str or None, default=None
+        A column of non-negative weights.
+    pos_label : int, float, bool, str or None, default=None
+        The favourable class, with the rule of :func:`demographic_parity`.
+    metric : str, default="fairness_report"
+        The caller's name, for the messages.
+
+    Returns
+    -------
+    table : CellTable
+        The same table, in the same cell order, as the in-memory path gives.
+    favourable : object
+        The favourable class as resolved (``pos_label``, or 1 / True).
+    classes_kind : str
+        The numpy dtype kind of the label values (``"b"`` for booleans).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from skfair_manifold.metrics._frames import frame_cell_table
+    >>> lf = pl.LazyFrame({"y": [1, 0, 1, 1], "p": [1, 0, 0, 1], "s": ["a", "a", "b", "b"]})
+    >>> table, favourable, _ = frame_cell_table(lf, y_true="y", y_pred="p",
+    ...                                         sensitive_features=["s"])
+    >>> table.to_frame()
+       s  y_true  y_pred  count  weight  weight_sq
+    0  a       0       0      1     1.0        1.0
+    1  a       1       1      1     1.0        1.0
+    2  b       1       0      1     1.0        1.0
+    3  b       1       1      1     1.0        1.0
+    """
+    import narwhals as nw
+
+    from ..utils._validation import check_pair, encode_column
+
+    frame = to_narwhals(data)
+    true_col, pred_col, sensitive, weight_col = _column_names(
+        y_true, y_pred, sensitive_features, sample_weight)
+    wanted = [("y_true", true_col), ("y_pred", pred_col)]
+    wanted += [("sensitive_features", c) for c in sensitive]
+    wanted += [] if weight_col is None else [("sample_weight", weight_col)]
+    _check_columns(frame, wanted)
+
+    # 1. the label values, and the pos_label rule of the in-memory metrics
+    classes_true, classes_pred = _label_classes(frame, true_col, pred_col)
+    classes_true, classes_pred = check_pair(classes_true, classes_pred)
+    positive_masks(classes_true, classes_pred, pos_label, metric)
+    favourable = pos_label if pos_label is not None else (
+        True if classes_true.dtype.kind == "b" else 1)
+
+    # 2. one aggregation: indicators, then a group-by over every sensitive column
+    indicators = [(nw.col(true_col) == favourable).cast(nw.Int8()).alias(_TRUE),
+                  (nw.col(pred_col) == favourable).cast(nw.Int8()).alias(_PRED)]
+    aggregations = [nw.len().alias(_COUNT)]
+    if weight_col is not None:
+        w = nw.col(weight_col).cast(nw.Float64())
+        indicators += [w.alias(_W), (w * w).alias(_W2)]
+        aggregations += [nw.col(_W).sum(), nw.col(_W2).sum(),
+                         nw.col(_W).count().alias(_NONNULL), nw.col(_W).min().alias(_MIN)]
+    grouped = (frame.select(*sensitive, *indicators)
+               .group_by(*sensitive, _TRUE, _PRED).agg(*aggregations))
+    cells = _collect(grouped)
+    return (_table_of(cells, sensitive, weight_col, encode_column),
+            favourable, classes_true.dtype.kind)
+
+
+def _table_of(cells, sensitive, weight_col, encode_column):
+    """The CellTable of the aggregated rows, ordered as :func:`~._cells.cell_table` orders."""
+    weighted = weight_col is not None
+    count = np.asarray(cells[_COUNT].to_numpy(), dtype=np.int64)
+    if weighted:
+        nonnull = np.asarray(cells[_NONNULL].to_numpy(), dtype=np.int64)
+        smallest = np.asarray(_numpy(cells[_MIN]), dtype=np.float64)
+        weight = np.asarray(_numpy(cells[_W]), dtype=np.float64)
+        weight_sq = np.asarray(_numpy(cells[_W2]), dtype=np.float64)
+        n_missing = int((count - nonnull).sum())
+        if n_missing:
+            raise ValueError(MSG_WEIGHT_MISSING.format(column=weight_col, count=n_missing))
+        bad = ~np.isfinite(smallest) | (smallest < 0) | ~np.isfinite(weight) \
+            | ~np.isfinite(weight_sq)
+        if bad.any():
+            raise ValueError(MSG_WEIGHT_BAD.format(column=weight_col,
+                                                   value=float(smallest[bad][0])))
+    codes, groups = [], []
+    for column in sensitive:
+        values = _numpy(cells[column])
+        missing = np.array([v is None or (isinstance(v, float) and v != v)
+                            for v in values.tolist()]) if values.dtype.kind in "Of" else \
+            np.zeros(values.shape[0], dtype=bool)
+        if missing.any():
+            rows = int(count[missing].sum())
+            raise ValueError(MSG_SENSITIVE_MISSING_FRAME.format(attr=column, count=rows))
+        code, uniques = encode_column(values, column)
+        codes.append(code)
+        groups.append(uniques)
+    label_cell = (2 * np.asarray(cells[_TRUE].to_numpy(), dtype=np.int8)
+                  + np.asarray(cells[_PRED].to_numpy(), dtype=np.int8))
+    sizes = [int(g.shape[0]) for g in groups]
+    inverse, cell_codes, cell_labels = _row_keys(codes, sizes, label_cell)
+    m = cell_codes.shape[0]
+    ordered = np.bincount(inverse, weights=count, minlength=m).astype(np.int64)
+    if weighted:
+        weight = np.bincount(inverse, weights=weight, minlength=m)
+        weight_sq = np.bincount(inverse, weights=weight_sq, minlength=m)
+    else:
+        weight = ordered.astype(np.float64)
+        weight_sq = weight
+    return CellTable(attributes=list(sensitive), groups=groups, codes=cell_codes,
+                     y_true=(cell_labels >> 1).astype(np.int8),
+                     y_pred=(cell_labels & 1).astype(np.int8), count=ordered,
+                     weight=weight, weight_sq=weight_sq, weighted=weighted)
