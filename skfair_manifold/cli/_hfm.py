@@ -128,6 +128,7 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
             if baselines:
                 report = fairness_report(
                     data["y_true"], data["y_pred"], sensitive_features=data["A"],
+                    data=data.get("data"),
                     X=data["X"] if hfm else None, pos_label=data["pos_label"],
                     intersect=intersect, n_boot=n_boot, confidence=confidence,
                     random_state=seed, hfm_options=hfm_options,

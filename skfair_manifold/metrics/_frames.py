@@ -74,6 +74,10 @@ MSG_WEIGHT_BAD = (
     "sample_weight column {column!r} must be finite and non-negative; it holds {value!r} "
     "(or sums to a value that is not finite)."
 )
+MSG_BACKEND = (
+    "the installed libraries cannot compute on a {type} here: {detail}. Upgrade narwhals "
+    "and the frame's library (and pyarrow, whose recent versions need NumPy 2) together."
+)
 MSG_NO_ROWS = "data has no rows: at least 2 rows are needed."
 
 #: names of the helper columns of the aggregation (chosen not to clash with the user's)
@@ -110,6 +114,8 @@ def to_narwhals(data):
         frame = nw.from_native(data)
     except TypeError:
         raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__)) from None
+    except ImportError as exc:  # e.g. a narwhals older than the frame library
+        raise ImportError(MSG_BACKEND.format(type=type(data).__name__, detail=exc)) from exc
     if not isinstance(frame, (nw.DataFrame, nw.LazyFrame)):
         raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__))
     return frame
@@ -165,7 +171,13 @@ def _column_names(y_true, y_pred, sensitive_features, sample_weight):
 def _collect(frame):
     import narwhals as nw
 
-    return frame.collect() if isinstance(frame, nw.LazyFrame) else frame
+    if not isinstance(frame, nw.LazyFrame):
+        return frame
+    try:
+        return frame.collect()
+    except ImportError as exc:  # the result's library (pyarrow for DuckDB) cannot load
+        raise ImportError(MSG_BACKEND.format(type=type(frame.to_native()).__name__,
+                                             detail=exc)) from exc
 
 
 def _numpy(series):
