@@ -28,6 +28,8 @@ rows (HFM's distances with ``X``, the discriminative risk with
 (pandas, polars, pyarrow) hands its columns to the in-memory path instead.
 """
 
+import warnings
+
 import numpy as np
 
 from ..utils._sklearn_compat import HasMethods
@@ -78,11 +80,27 @@ MSG_BACKEND = (
     "the installed libraries cannot compute on a {type} here: {detail}. Upgrade narwhals "
     "and the frame's library (and pyarrow, whose recent versions need NumPy 2) together."
 )
+MSG_NOT_COMPARABLE = (
+    "the favourable class {value!r} cannot be compared with the label columns (types "
+    "{true} and {pred}); pass pos_label of the labels' type."
+)
 MSG_NO_ROWS = "data has no rows: at least 2 rows are needed."
 
 #: names of the helper columns of the aggregation (chosen not to clash with the user's)
 _TRUE, _PRED, _W, _W2 = "__skfm_true", "__skfm_pred", "__skfm_w", "__skfm_w2"
 _COUNT, _NONNULL, _MIN = "__skfm_count", "__skfm_nonnull", "__skfm_min"
+_YT, _YP = "__skfm_y_true", "__skfm_y_pred"
+
+
+def _from_native(data, **options):
+    import narwhals as nw
+
+    with warnings.catch_warnings():
+        # narwhals announces that its Dask support moves to another package: a notice
+        # about narwhals' own packaging, not about the caller's data
+        warnings.filterwarnings("ignore", message="Dask support is moving",
+                                category=FutureWarning)
+        return nw.from_native(data, **options)
 
 
 class FrameConstraint(HasMethods):
@@ -98,7 +116,7 @@ class FrameConstraint(HasMethods):
     def is_satisfied_by(self, val):
         import narwhals as nw
 
-        converted = nw.from_native(val, pass_through=True)
+        converted = _from_native(val, pass_through=True)
         return isinstance(converted, (nw.DataFrame, nw.LazyFrame))
 
     def __str__(self):
@@ -111,7 +129,7 @@ def to_narwhals(data):
     import narwhals as nw
 
     try:
-        frame = nw.from_native(data)
+        frame = _from_native(data)
     except TypeError:
         raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__)) from None
     except ImportError as exc:  # e.g. a narwhals older than the frame library
@@ -215,7 +233,9 @@ def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=Non
 
 def _label_classes(frame, true_col, pred_col):
     """The distinct (y_true, y_pred) pairs as two numpy arrays, one small query."""
-    pairs = _collect(frame.select(true_col, pred_col).unique())
+    import narwhals as nw
+
+    pairs = _collect(frame.group_by(true_col, pred_col).agg(nw.len().alias(_COUNT)))
     if pairs.shape[0] == 0:
         raise ValueError(MSG_NO_ROWS)
     columns = []
@@ -284,17 +304,35 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
     wanted += [] if weight_col is None else [("sample_weight", weight_col)]
     _check_columns(frame, wanted)
 
-    # 1. the label values, and the pos_label rule of the in-memory metrics
-    classes_true, classes_pred = _label_classes(frame, true_col, pred_col)
-    classes_true, classes_pred = check_pair(classes_true, classes_pred)
-    positive_masks(classes_true, classes_pred, pos_label, metric)
-    favourable = pos_label if pos_label is not None else (
-        True if classes_true.dtype.kind == "b" else 1)
+    def classes_rule():
+        """The in-memory rule on the distinct label values: raises as it does there."""
+        classes_true, classes_pred = _label_classes(frame, true_col, pred_col)
+        classes_true, classes_pred = check_pair(classes_true, classes_pred)
+        positive_masks(classes_true, classes_pred, pos_label, metric)
 
-    # 2. one aggregation: indicators, then a group-by over every sensitive column
+    # the favourable class, from the labels' types (the schema; nothing is read)
+    schema = frame.collect_schema()
+    kinds = {_kind_of(schema[true_col]), _kind_of(schema[pred_col])}
+    boolean = kinds == {"bool"}
+    favourable = pos_label if pos_label is not None else (True if boolean else 1)
+    wanted_kind = "text" if isinstance(favourable, str) else "number"
+    if len(kinds) != 1 or (not boolean and kinds != {wanted_kind}):
+        classes_rule()  # mixed or unexpected label types: the in-memory error
+        raise ValueError(MSG_NOT_COMPARABLE.format(value=favourable, true=schema[true_col],
+                                                   pred=schema[pred_col]))
+
+    # one aggregation: indicators, then a group-by over every sensitive column; the
+    # smallest and largest label of each cell check the pos_label rule in the same pass
     indicators = [(nw.col(true_col) == favourable).cast(nw.Int8()).alias(_TRUE),
                   (nw.col(pred_col) == favourable).cast(nw.Int8()).alias(_PRED)]
     aggregations = [nw.len().alias(_COUNT)]
+    numeric_rule = pos_label is None and not boolean
+    if numeric_rule:
+        indicators += [nw.col(true_col).alias(_YT), nw.col(pred_col).alias(_YP)]
+        aggregations += [nw.col(_YT).min().alias(_YT + "_min"),
+                         nw.col(_YT).max().alias(_YT + "_max"),
+                         nw.col(_YP).min().alias(_YP + "_min"),
+                         nw.col(_YP).max().alias(_YP + "_max")]
     if weight_col is not None:
         w = nw.col(weight_col).cast(nw.Float64())
         indicators += [w.alias(_W), (w * w).alias(_W2)]
@@ -303,8 +341,49 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
     grouped = (frame.select(*sensitive, *indicators)
                .group_by(*sensitive, _TRUE, _PRED).agg(*aggregations))
     cells = _collect(grouped)
+    if cells.shape[0] == 0:
+        raise ValueError(MSG_NO_ROWS)
+    if not _labels_pass(cells, numeric_rule):
+        classes_rule()  # raises the in-memory message
     return (_table_of(cells, sensitive, weight_col, encode_column),
-            favourable, classes_true.dtype.kind)
+            favourable, "b" if boolean else ("O" if wanted_kind == "text" else "f"))
+
+
+def _kind_of(dtype):
+    """``"bool"``, ``"number"``, ``"text"`` or ``"other"`` for a narwhals dtype."""
+    import narwhals as nw
+
+    if dtype == nw.Boolean:
+        return "bool"
+    if dtype.is_numeric():
+        return "number"
+    if dtype in (nw.String, nw.Categorical, nw.Enum) or dtype == nw.String:
+        return "text"
+    return "other"
+
+
+def _labels_pass(cells, numeric_rule):
+    """Whether the aggregated cells show labels that pass the in-memory rule.
+
+    No label may be missing (an indicator would be null); without ``pos_label``
+    every cell must hold one value of each label and together they must be 0/1 or
+    -1/1; with it, the favourable class must occur. False sends the caller to the
+    distinct labels, which give the in-memory message.
+    """
+    indicators = [_numpy(cells[_TRUE]), _numpy(cells[_PRED])]
+    if any(v.dtype == object or (v.dtype.kind == "f" and np.isnan(v).any())
+           for v in indicators):
+        return False  # a missing label somewhere
+    if not numeric_rule:
+        return bool(any(np.asarray(v, dtype=np.int64).max() == 1 for v in indicators))
+    values = set()
+    for name in (_YT, _YP):
+        low = np.asarray(_numpy(cells[name + "_min"]), dtype=np.float64)
+        high = np.asarray(_numpy(cells[name + "_max"]), dtype=np.float64)
+        if not (np.isfinite(low).all() and np.array_equal(low, high)):
+            return False
+        values.update(low.tolist())
+    return values <= {0.0, 1.0} or values <= {-1.0, 1.0}
 
 
 def _table_of(cells, sensitive, weight_col, encode_column):
