@@ -124,3 +124,11 @@ def test_parquet_errors_are_one_line(capsys, tmp_path, files):
     code, _, err = run(capsys, "report", path, *ARGS, "--no-hfm", "-o", tmp_path / "x.html")
     assert code == EXIT_DATA
     assert "sensitive attribute 'sex' contains missing values (null or NaN) in 1 row" in err
+
+
+def test_hfm_points_a_parquet_file_to_report(capsys, files):
+    _, parquet, _ = files
+    code, out, err = run(capsys, "hfm", parquet, *ARGS)
+    assert code == EXIT_DATA and out == ""
+    assert "is a Parquet file: hfm measures distances between rows" in err
+    assert "skfair-manifold report" in err and "Traceback" not in err

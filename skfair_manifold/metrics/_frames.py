@@ -4,17 +4,21 @@ With ``data=`` given, :func:`fairness_report` and the group metrics take
 column names for ``y_true``, ``y_pred``, ``sensitive_features`` and
 ``sample_weight``, and ``data`` may be any frame that narwhals handles: a
 polars ``LazyFrame`` or ``DataFrame``, a DuckDB relation, a Dask DataFrame, a
-PySpark DataFrame, a pandas DataFrame or a pyarrow Table. Two queries run in
-the frame's own engine, and only their small results come back:
+PySpark DataFrame, a pandas DataFrame or a pyarrow Table. One aggregation runs
+in the frame's own engine, and only its small result comes back: one group-by
+over every sensitive column and the labels with the row count, the sum of the
+weights and the sum of their squares (with weights, also their smallest value
+and non-missing count, to refuse invalid weights).
 
-1. the distinct ``(y_true, y_pred)`` pairs, to apply the ``pos_label`` rule
-   of the in-memory metrics (binary 0/1, -1/1 or boolean labels without
-   ``pos_label``; anything else needs it) with the same messages;
-2. one aggregation: the indicator columns ``y_true == pos`` and
-   ``y_pred == pos`` (and the squared weight), then one group-by over every
-   sensitive column and the two indicators with the row count, the sum of
-   the weights and the sum of their squares (and, with weights, their
-   smallest value and non-missing count, to refuse invalid weights).
+- Integer and boolean labels are keys as they are (the engine's plain
+  ``GROUP BY``); their distinct values come back with the table and the
+  ``pos_label`` rule of the in-memory metrics (binary 0/1, -1/1 or boolean
+  labels without ``pos_label``; anything else needs it) is applied to them,
+  with the same messages; the indicators are then applied to the cells.
+- Other labels (floats, text) are keyed as the indicator columns
+  ``y_true == pos`` and ``y_pred == pos``, and each cell's smallest and
+  largest label check the rule in the same pass; where the check fails, a
+  small second query reads the distinct labels to word the same error.
 
 The result is the :class:`~._cells.CellTable` that the in-memory path builds
 from numpy arrays, cell for cell and in the same order, so every number of
@@ -321,7 +325,14 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
         raise ValueError(MSG_NOT_COMPARABLE.format(value=favourable, true=schema[true_col],
                                                    pred=schema[pred_col]))
 
-    # one aggregation: indicators, then a group-by over every sensitive column; the
+    if kinds <= {"bool", "number"} and all(schema[c].is_integer() or schema[c] == nw.Boolean
+                                           for c in (true_col, pred_col)):
+        # integer and boolean labels: the group-by keys on the labels themselves (the
+        # engine's plain GROUP BY), and their distinct values come back with the table
+        return _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label,
+                          metric, encode_column, check_pair)
+
+    # other labels: indicators, then a group-by over every sensitive column; the
     # smallest and largest label of each cell check the pos_label rule in the same pass
     indicators = [(nw.col(true_col) == favourable).cast(nw.Int8()).alias(_TRUE),
                   (nw.col(pred_col) == favourable).cast(nw.Int8()).alias(_PRED)]
@@ -347,6 +358,46 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
         classes_rule()  # raises the in-memory message
     return (_table_of(cells, sensitive, weight_col, encode_column),
             favourable, "b" if boolean else ("O" if wanted_kind == "text" else "f"))
+
+
+def _weights(weight_col):
+    """The weight columns and aggregations of the group-by (none without weights)."""
+    import narwhals as nw
+
+    if weight_col is None:
+        return [], []
+    w = nw.col(weight_col).cast(nw.Float64())
+    return ([w.alias(_W), (w * w).alias(_W2)],
+            [nw.col(_W).sum(), nw.col(_W2).sum(), nw.col(_W).count().alias(_NONNULL),
+             nw.col(_W).min().alias(_MIN)])
+
+
+def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metric,
+               encode_column, check_pair):
+    """The cell table keyed on the raw labels; the indicators applied to the small result."""
+    import narwhals as nw
+
+    columns, aggregations = _weights(weight_col)
+    keys = [*sensitive, _YT, _YP]
+    grouped = (frame.select(*sensitive, nw.col(true_col).alias(_YT),
+                            nw.col(pred_col).alias(_YP), *columns)
+               .group_by(*keys).agg(nw.len().alias(_COUNT), *aggregations))
+    cells = _collect(grouped)
+    if cells.shape[0] == 0:
+        raise ValueError(MSG_NO_ROWS)
+    labels = []
+    for name, column, key in (("y_true", true_col, _YT), ("y_pred", pred_col, _YP)):
+        values = _numpy(cells[key])
+        if values.dtype == object:  # a missing label
+            raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
+        labels.append(values)
+    values_true, values_pred = check_pair(labels[0], labels[1])  # one per cell: small
+    positive_masks(values_true, values_pred, pos_label, metric)
+    favourable = pos_label if pos_label is not None else (
+        True if values_true.dtype.kind == "b" else 1)
+    table = _table_of(cells, sensitive, weight_col, encode_column,
+                      indicators=(labels[0] == favourable, labels[1] == favourable))
+    return table, favourable, values_true.dtype.kind
 
 
 def _kind_of(dtype):
@@ -386,7 +437,7 @@ def _labels_pass(cells, numeric_rule):
     return values <= {0.0, 1.0} or values <= {-1.0, 1.0}
 
 
-def _table_of(cells, sensitive, weight_col, encode_column):
+def _table_of(cells, sensitive, weight_col, encode_column, indicators=None):
     """The CellTable of the aggregated rows, ordered as :func:`~._cells.cell_table` orders."""
     weighted = weight_col is not None
     count = np.asarray(cells[_COUNT].to_numpy(), dtype=np.int64)
@@ -415,8 +466,10 @@ def _table_of(cells, sensitive, weight_col, encode_column):
         code, uniques = encode_column(values, column)
         codes.append(code)
         groups.append(uniques)
-    label_cell = (2 * np.asarray(cells[_TRUE].to_numpy(), dtype=np.int8)
-                  + np.asarray(cells[_PRED].to_numpy(), dtype=np.int8))
+    if indicators is None:
+        indicators = (cells[_TRUE].to_numpy(), cells[_PRED].to_numpy())
+    label_cell = (2 * np.asarray(indicators[0], dtype=np.int8)
+                  + np.asarray(indicators[1], dtype=np.int8))
     sizes = [int(g.shape[0]) for g in groups]
     inverse, cell_codes, cell_labels = _row_keys(codes, sizes, label_cell)
     m = cell_codes.shape[0]
