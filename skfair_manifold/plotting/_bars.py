@@ -219,7 +219,8 @@ def plot_group_rates(
     >>> from skfair_manifold.metrics import fairness_report
     >>> from skfair_manifold.plotting import plot_group_rates
     >>> r = fairness_report([1, 0, 1, 1, 0, 1], [1, 0, 0, 1, 1, 1],
-    ...                     sensitive_features=["a", "a", "a", "b", "b", "b"])
+    ...                     sensitive_features=["a", "a", "a", "b", "b", "b"],
+    ...                     min_group_size=1)
     >>> ax = plot_group_rates(r)
     >>> [t.get_text() for t in ax.get_xticklabels()]
     ['0=a', '0=b']
