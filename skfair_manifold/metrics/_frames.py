@@ -195,8 +195,11 @@ def _collect(frame):
 
     if not isinstance(frame, nw.LazyFrame):
         return frame
+    # DuckDB's result as pandas (its own conversion): narwhals' default, pyarrow, is
+    # not needed for a table of a few hundred rows
+    backend = "pandas" if type(frame.to_native()).__module__.startswith("duckdb") else None
     try:
-        return frame.collect()
+        return frame.collect(backend=backend)
     except ImportError as exc:  # the result's library (pyarrow for DuckDB) cannot load
         raise ImportError(MSG_BACKEND.format(type=type(frame.to_native()).__name__,
                                              detail=exc)) from exc
