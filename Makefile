@@ -18,7 +18,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(VENV)/.installed: pyproject.toml setup.cfg | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e ".[cli]"
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml setup.cfg | $(BIN)/python

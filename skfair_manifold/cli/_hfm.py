@@ -9,6 +9,7 @@ from skfair_manifold.cli._io import (
     check_no_missing,
     dump_json,
     feature_matrix,
+    is_parquet,
     numeric_column,
     parse_value_like,
     read_csv,
@@ -17,6 +18,11 @@ from skfair_manifold.cli._io import (
 )
 from skfair_manifold.metrics._group_engine import summary_label
 
+MSG_HFM_PARQUET = (
+    "{path} is a Parquet file: hfm measures distances between rows, which needs every row "
+    "in memory, and reads CSV files. For the group report of a Parquet file, out of core: "
+    "skfair-manifold report {path} ... --no-hfm."
+)
 BASELINES = ("demographic_parity", "equal_opportunity", "predictive_quality_parity")
 
 
@@ -128,6 +134,7 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
             if baselines:
                 report = fairness_report(
                     data["y_true"], data["y_pred"], sensitive_features=data["A"],
+                    data=data.get("data"),
                     X=data["X"] if hfm else None, pos_label=data["pos_label"],
                     intersect=intersect, n_boot=n_boot, confidence=confidence,
                     random_state=seed, hfm_options=hfm_options,
@@ -244,6 +251,8 @@ def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories
             n_boot=0, confidence=0.95, intersect=False, seed=0, format="table",
             quiet=False, sep=",", output=None, min_group_size=30):
     """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input."""
+    if is_parquet(file):
+        raise CLIError(MSG_HFM_PARQUET.format(path=file))
     data = load_predictions(file=file, label=label, prediction=prediction,
                             sensitive=sensitive, features=features, sep=sep,
                             max_categories=max_categories, pos_label=pos_label, quiet=quiet)

@@ -8,6 +8,12 @@ the like are ordinary text (a region code, a name, an id), so that a group,
 an id or ``--protected-value`` may be any of them; in a numeric column they
 are values that are not numbers, reported as such.
 
+Parquet files (``report``) are not read into memory: :func:`open_parquet`
+opens them as a DuckDB relation (embedded, no server), and the group report
+is aggregated there, with memory bounded by the cell table rather than by
+the file. A CSV file is read with pandas as above, so that its rule for
+missing values stays the one of every command.
+
 Writing:
 
 - **Atomic.** A result is written to a temporary file in the target's folder
@@ -88,6 +94,13 @@ MSG_OUTPUTS_STDOUT = (
     "only one output can: give the others a file."
 )
 MSG_CANNOT_READ = "cannot read {path}: {reason}."
+MSG_DUCKDB = (
+    "the {command} command reads Parquet files with DuckDB, which is not installed: "
+    "pip install 'skfair_manifold[cli]'."
+)
+MSG_NOT_PARQUET = "{path} is not a readable Parquet file: {detail}"
+#: the first (and last) four bytes of every Parquet file
+PARQUET_MAGIC = b"PAR1"
 
 #: significant digits of the floats written in JSON
 JSON_DIGITS = 6
@@ -140,6 +153,55 @@ def read_csv(path, *, sep, command, minimum_rows=2):
         raise CLIError(MSG_TOO_FEW_ROWS.format(path=path, n=frame.shape[0],
                                                minimum=minimum_rows))
     return frame
+
+
+def is_parquet(path):
+    """True when ``path`` is a file that begins with Parquet's magic bytes."""
+    if path == "-":
+        return False
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(4) == PARQUET_MAGIC
+    except OSError:
+        return False  # read_csv names the problem
+
+
+def open_parquet(path, *, command, minimum_rows=2):
+    """A Parquet file as a DuckDB relation (nothing read yet), or a CLIError."""
+    try:
+        import duckdb
+    except ImportError:  # pragma: no cover - duckdb is in the cli and dev extras
+        raise CLIError(MSG_DUCKDB.format(command=command)) from None
+    connection = duckdb.connect()  # in memory, this process only
+    try:
+        relation = connection.read_parquet(str(path))
+        n_rows = relation.aggregate("count(*)").fetchall()[0][0]
+    except duckdb.Error as exc:
+        detail = " ".join(str(exc).split())
+        raise CLIError(MSG_NOT_PARQUET.format(path=path, detail=detail)) from None
+    if n_rows < minimum_rows:
+        raise CLIError(MSG_TOO_FEW_ROWS.format(path=path, n=n_rows, minimum=minimum_rows))
+    return relation, int(n_rows)
+
+
+def parquet_value(relation, column, text, option):
+    """``text`` from the command line as a value of a Parquet column, or a CLIError."""
+    rows = relation.select(column).distinct().limit(1000).fetchall()
+    values = [row[0] for row in rows if row[0] is not None]
+    for value in values:
+        if str(value) == text:
+            return value
+    try:
+        number = float(text)
+    except ValueError:
+        number = None
+    if number is not None:
+        for value in values:
+            if isinstance(value, (int, float)) and not isinstance(value, bool) \
+                    and value == number:  # "1" matches 1.0, "1.0" matches 1
+                return value
+    shown = ", ".join(sorted(map(str, values))[:20])
+    raise CLIError(MSG_BAD_CHOICE.format(option=option, value=text, column=column, values=shown))
 
 
 def read_json(path):

@@ -202,13 +202,16 @@ def build_parser():
 
     report = sub.add_parser(
         "report", formatter_class=formatter, epilog=EPILOG,
-        help="write a self-contained HTML report of a model's fairness from a CSV of "
-             "predictions",
+        help="write a self-contained HTML report of a model's fairness from a CSV or "
+             "Parquet file of predictions",
         description=_describe(
             "Read the same CSV as 'hfm' and write one HTML file that opens offline in any "
             "browser and prints well: the rates of every group, the DP, EO and PQP gaps and "
             "ratios with the four-fifths rule, HFM per attribute (with --features or the "
-            "other columns) and how to read it, and bar plots.",
+            "other columns) and how to read it, and bar plots. A Parquet file is read out "
+            "of core by DuckDB (embedded), which computes the group report's counts where "
+            "the file lies, so a file larger than memory can be reported; HFM needs the "
+            "rows in memory and is left out for it.",
             example="skfair-manifold report predictions.csv --label y --prediction y_pred "
                     "--sensitive sex race -o report.html"))
     _add_prediction_columns(report)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import warnings
 from numbers import Real
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from ..utils._docstring import Substitution
@@ -19,6 +19,7 @@ from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
 from ._cells import cell_table
+from ._frames import MSG_NEED_DATA, FrameConstraint, frame_cell_table
 from ._rates import GAP_RATES, gaps_of, rates_of
 from ._common import (
     MSG_GROUP_UNDEFINED,
@@ -28,13 +29,14 @@ from ._common import (
 )
 
 _PARAMS = {
-    "y_true": ["array-like"],
-    "y_pred": ["array-like"],
-    "sensitive_features": ["array-like"],
+    "y_true": ["array-like", str],
+    "y_pred": ["array-like", str],
+    "sensitive_features": ["array-like", str],
+    "data": [FrameConstraint(), None],
     "pos_label": [Real, str, "boolean", None],
     "method": [StrOptions({"between_groups", "to_overall"})],
     "aggregate": [StrOptions({"max", "mean"})],
-    "sample_weight": ["array-like", None],
+    "sample_weight": ["array-like", str, None],
     "kind": [StrOptions({"difference", "ratio"})],
     "intersect": ["boolean"],
 }
@@ -42,15 +44,25 @@ _PARAMS = {
 _COMMON_DOC = """
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or str
+        True labels (with ``data``, the name of their column).
 
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels.
+    y_pred : array-like of shape (n_samples,) or str
+        Predicted labels (with ``data``, the name of their column).
 
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
+str or list of str
         One or several sensitive columns (1-D or 2-D array, Series, DataFrame),
-        each with any hashable values and 2 or more groups.
+        each with any hashable values and 2 or more groups; with ``data``,
+        the name of one column of ``data`` or a list of names.
+
+    data : DataFrame, LazyFrame or relation, default=None
+        A frame that holds the columns named by ``y_true``, ``y_pred``,
+        ``sensitive_features`` and ``sample_weight``: a polars ``LazyFrame``
+        or ``DataFrame``, a DuckDB relation, a Dask or PySpark DataFrame, a
+        pandas DataFrame or a pyarrow Table. The per-group sums are computed
+        in the frame's own engine (one group-by) and the value is the same
+        as on the rows in memory; see :ref:`lazy_frames`.
 
     pos_label : int, float, bool, str or None, default=None
         The favourable class; every other class counts as negative. ``None``
@@ -68,8 +80,8 @@ _COMMON_DOC = """
         ``"max"`` is the worst attribute: the largest difference, or the
         smallest ratio with ``kind="ratio"``.
 
-    sample_weight : array-like of shape (n_samples,), default=None
-        Non-negative row weights.
+    sample_weight : array-like of shape (n_samples,) or str, default=None
+        Non-negative row weights (with ``data``, a column name).
 
     kind : {"difference", "ratio"}, default="difference"
         ``"difference"``: the gap of the rates (0 is equal). ``"ratio"``, as
@@ -109,15 +121,31 @@ MSG_RATIO_UNDEFINED = (
 )
 
 
-def _rate_gaps(true_pos, pred_pos, sensitive_features, n, *, method, metric, what, weights,
-               kind="difference", intersect=False):
+def _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight, metric):
+    """The cell table of the metric's input: arrays, or column names of ``data``."""
+    if data is not None:
+        return frame_cell_table(data, y_true=y_true, y_pred=y_pred,
+                                sensitive_features=sensitive_features,
+                                sample_weight=sample_weight, pos_label=pos_label,
+                                metric=metric)[0]
+    for name, value in (("y_true", y_true), ("y_pred", y_pred),
+                        ("sample_weight", sample_weight)):
+        if isinstance(value, str):
+            raise ValueError(MSG_NEED_DATA.format(name=name, value=value))
+    y_true, y_pred = check_pair(y_true, y_pred)
+    n = y_true.shape[0]
+    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, metric)
+    weights = check_sample_weight(sample_weight, n)
+    codes, names, groups = encode_sensitive(sensitive_features, n)
+    return cell_table(codes, names, groups, true_pos, pred_pos, weights)
+
+
+def _rate_gaps(table, *, method, metric, what, kind="difference", intersect=False):
     """Per-attribute largest gap of ``metric``'s rate over groups, from the cell table.
 
     Groups with a zero denominator are left out of the gap (one warning per
     attribute); fewer than 2 groups left gives ``nan``.
     """
-    codes, names, groups = encode_sensitive(sensitive_features, n)
-    table = cell_table(codes, names, groups, true_pos, pred_pos, weights)
     if intersect:
         table = table.intersect()
     rate_name = GAP_RATES[metric]
@@ -160,6 +188,7 @@ def demographic_parity(
     y_pred: ArrayLike,
     *,
     sensitive_features: SensitiveLike,
+    data: Any = None,
     pos_label: Label | None = None,
     method: Literal["between_groups", "to_overall"] = "between_groups",
     aggregate: Literal["max", "mean"] = "max",
@@ -196,13 +225,10 @@ def demographic_parity(
     >>> demographic_parity(y_true, y_pred, sensitive_features=group, kind="ratio")
     0.0
     """
-    y_true, y_pred = check_pair(y_true, y_pred)
-    n = y_true.shape[0]
-    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "demographic_parity")
-    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
-                      method=method, metric="demographic_parity", what="row of non-zero weight",
-                      weights=check_sample_weight(sample_weight, n), kind=kind,
-                      intersect=intersect)
+    table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
+                   "demographic_parity")
+    gaps = _rate_gaps(table, method=method, metric="demographic_parity",
+                      what="row of non-zero weight", kind=kind, intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -213,6 +239,7 @@ def equal_opportunity(
     y_pred: ArrayLike,
     *,
     sensitive_features: SensitiveLike,
+    data: Any = None,
     pos_label: Label | None = None,
     method: Literal["between_groups", "to_overall"] = "between_groups",
     aggregate: Literal["max", "mean"] = "max",
@@ -246,14 +273,10 @@ def equal_opportunity(
     >>> equal_opportunity(y_true, y_pred, sensitive_features=sex)
     0.5
     """
-    y_true, y_pred = check_pair(y_true, y_pred)
-    n = y_true.shape[0]
-    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "equal_opportunity")
-    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
-                      method=method, metric="equal_opportunity",
-                      what="row with y_true == pos_label",
-                      weights=check_sample_weight(sample_weight, n), kind=kind,
-                      intersect=intersect)
+    table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
+                   "equal_opportunity")
+    gaps = _rate_gaps(table, method=method, metric="equal_opportunity",
+                      what="row with y_true == pos_label", kind=kind, intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -264,6 +287,7 @@ def predictive_quality_parity(
     y_pred: ArrayLike,
     *,
     sensitive_features: SensitiveLike,
+    data: Any = None,
     pos_label: Label | None = None,
     method: Literal["between_groups", "to_overall"] = "between_groups",
     aggregate: Literal["max", "mean"] = "max",
@@ -297,14 +321,10 @@ def predictive_quality_parity(
     >>> predictive_quality_parity(y_true, y_pred, sensitive_features=sex)
     0.5
     """
-    y_true, y_pred = check_pair(y_true, y_pred)
-    n = y_true.shape[0]
-    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "predictive_quality_parity")
-    gaps = _rate_gaps(true_pos, pred_pos, sensitive_features, n,
-                      method=method, metric="predictive_quality_parity",
-                      what="row with y_pred == pos_label",
-                      weights=check_sample_weight(sample_weight, n), kind=kind,
-                      intersect=intersect)
+    table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
+                   "predictive_quality_parity")
+    gaps = _rate_gaps(table, method=method, metric="predictive_quality_parity",
+                      what="row with y_pred == pos_label", kind=kind, intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 

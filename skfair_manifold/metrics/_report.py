@@ -31,6 +31,14 @@ from ..utils._validation import (
 )
 from ._cells import cell_table
 from ._common import UndefinedFairnessWarning, positive_masks
+from ._frames import (
+    MSG_NEED_DATA,
+    FrameConstraint,
+    frame_cell_table,
+    frame_columns,
+    is_lazy,
+    refuse_rows,
+)
 from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
@@ -90,13 +98,14 @@ def _favourable(pos_label, y_true):
 
 @validate_params(
     {
-        "y_true": ["array-like"],
-        "y_pred": ["array-like"],
+        "y_true": ["array-like", str],
+        "y_pred": ["array-like", str],
         "sensitive_features": ["array-like", str, Integral],
+        "data": [FrameConstraint(), None],
         "X": ["array-like", None],
         "estimator": [HasMethods(["predict"]), None],
         "pos_label": [Real, str, "boolean", None],
-        "sample_weight": ["array-like", None],
+        "sample_weight": ["array-like", str, None],
         "intersect": ["boolean"],
         "min_group_size": [Interval(Integral, 1, None, closed="left")],
         "n_boot": [Interval(Integral, 0, MAX_BOOT, closed="both")],
@@ -112,6 +121,7 @@ def fairness_report(
     y_pred: ArrayLike,
     *,
     sensitive_features: SensitiveLike,
+    data: Any = None,
     X: MatrixLike | None = None,
     estimator: Any = None,
     pos_label: Label | None = None,
@@ -135,11 +145,11 @@ def fairness_report(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,)
-        True labels.
+    y_true : array-like of shape (n_samples,) or str
+        True labels (with ``data``, the name of their column).
 
-    y_pred : array-like of shape (n_samples,)
-        Predicted labels.
+    y_pred : array-like of shape (n_samples,) or str
+        Predicted labels (with ``data``, the name of their column).
 
     sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes), \
 str, int or list
@@ -148,6 +158,20 @@ str, int or list
         (a str, an int, or a list of them shorter than ``n_samples``). With
         ``estimator`` they must be columns of ``X``: named that way, or
         given as a Series or DataFrame whose names are columns of ``X``.
+        With ``data``, the name of one column of ``data`` or a list of names.
+
+    data : DataFrame, LazyFrame or relation, default=None
+        A frame that holds the columns: ``y_true``, ``y_pred``,
+        ``sensitive_features`` and ``sample_weight`` are then column names.
+        Any frame narwhals supports: a polars ``LazyFrame`` or ``DataFrame``,
+        a DuckDB relation, a Dask or PySpark DataFrame, a pandas DataFrame or
+        a pyarrow Table. A lazy or distributed frame is aggregated in its own
+        engine (one group-by over the sensitive columns and the two label
+        indicators) and only the cell table comes back, so the rows never
+        enter memory; the report is the same as on the rows in memory,
+        intervals and bootstrap included. HFM (``X``) and DR (``estimator``)
+        need the rows and are refused with a lazy frame. See
+        :ref:`lazy_frames`.
 
     X : array-like or DataFrame of shape (n_samples, n_features), default=None
         The features: HFM (:func:`hfm_report`) is computed when given. When
@@ -167,9 +191,9 @@ str, int or list
         unless the labels are 0/1, -1/1 or booleans. Every view of the
         report names it.
 
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights of every rate. Intervals then use Kish's effective sample
-        size of each rate's denominator.
+    sample_weight : array-like of shape (n_samples,) or str, default=None
+        Row weights of every rate (with ``data``, a column name). Intervals
+        then use Kish's effective sample size of each rate's denominator.
 
     intersect : bool, default=False
         With several attributes, ``True`` takes their combinations as the
@@ -246,6 +270,93 @@ str, int or list
     >>> gaps.four_fifths  # equal selection rates, but 4 people a group cannot show it
     'inconclusive'
     """
+    lazy = data is not None and is_lazy(data)
+    columns = {"label": y_true, "prediction": y_pred} if data is not None else None
+    if data is not None and not lazy:  # an eager frame: its columns, then the rows' path
+        y_true, y_pred, sensitive_features, sample_weight = frame_columns(
+            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+            sample_weight=sample_weight)
+    elif data is None:
+        for name, value in (("y_true", y_true), ("y_pred", y_pred),
+                            ("sample_weight", sample_weight)):
+            if isinstance(value, str):
+                raise ValueError(MSG_NEED_DATA.format(name=name, value=value))
+    if lazy:
+        if X is not None:
+            refuse_rows(data, what="HFM (X=)", argument="X")
+        if estimator is not None:
+            refuse_rows(data, what="the discriminative risk (estimator=)",
+                        argument="estimator")
+        names_given = columns
+        table, favourable, _ = frame_cell_table(
+            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+            sample_weight=sample_weight, pos_label=pos_label, metric="fairness_report")
+        rng = check_random_state(random_state)
+        seed = int(rng.randint(np.iinfo(np.int32).max))
+        attributes, weighted, rows = table.attributes, table.weighted, None
+    else:
+        table, favourable, rng, seed, rows = _rows_table(
+            y_true, y_pred, sensitive_features, X, estimator, pos_label, sample_weight,
+            random_state)
+        names_given = columns or rows["names_given"]
+        attributes, weighted = table.attributes, rows["weighted"]
+    n = table.n_samples
+    if intersect:
+        table = table.intersect()
+    parts = group_tables(table, confidence=confidence, min_group_size=min_group_size,
+                         n_boot=n_boot, rng=rng)
+    caught = list(parts.messages)
+
+    hfm = hfm_bunch = hfm_features = None
+    if X is not None:
+        hfm, hfm_bunch, hfm_features = _hfm_section(
+            rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["A"], attributes,
+            rows["positions"], estimator,
+            {"random_state": seed, **(hfm_options or {})}, caught, parts.summary_label)
+
+    dr = None
+    if estimator is not None:
+        import pandas as pd
+
+        from ._risk import discriminative_risk
+
+        options = {"random_state": seed, **(dr_options or {})}
+        values = {name: discriminative_risk(estimator, X, sensitive=[p], **options)
+                  for name, p in zip(attributes, rows["positions"])}
+        values[parts.summary_label] = float(np.mean(list(values.values())))
+        dr = pd.Series(values, name="discriminative_risk")
+
+    for message in caught:
+        warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
+    from .. import __version__
+
+    options = {
+        "pos_label": pos_label, "favourable": favourable,
+        "favourable_text": (f"prediction = {favourable!r} in column {names_given['prediction']!r}"
+                            f" (and true label = {favourable!r} in column "
+                            f"{names_given['label']!r})"),
+        "label_column": names_given["label"], "prediction_column": names_given["prediction"],
+        "intersect": intersect, "min_group_size": min_group_size, "n_boot": n_boot,
+        "confidence": confidence, "interval_method": parts.intervals.method,
+        "weighted": weighted, "attributes": [str(a) for a in attributes],
+        "n_samples": n, "hfm_options": dict(hfm_options or {}),
+        "hfm_features": hfm_features, "four_fifths": FOUR_FIFTHS,
+        "summary_label": parts.summary_label,
+        "random_state": random_state if isinstance(random_state, Integral) else None,
+        "package": f"skfair_manifold {__version__}",
+        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    report = FairnessReport(
+        by_group=parts.by_group, overall=parts.overall, gaps=parts.gaps, hfm=hfm,
+        hfm_report=hfm_bunch, dr=dr, intervals=parts.intervals, cells=table,
+        options=options, warnings=list(dict.fromkeys(caught)), provenance={})
+    report["headline"] = headline(report)
+    return report
+
+
+def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sample_weight,
+                random_state):
+    """The cell table of in-memory rows, and what HFM and DR need of the rows."""
     names_given = {"label": _column_name(y_true, "y_true"),
                    "prediction": _column_name(y_pred, "y_pred")}
     y_true, y_pred = check_pair(y_true, y_pred)
@@ -269,57 +380,9 @@ str, int or list
 
     codes, attributes, groups = encode_sensitive(A, n)
     table = cell_table(codes, attributes, groups, true_pos, pred_pos, weights)
-    if intersect:
-        table = table.intersect()
-    parts = group_tables(table, confidence=confidence, min_group_size=min_group_size,
-                         n_boot=n_boot, rng=rng)
-    caught = list(parts.messages)
-
-    hfm = hfm_bunch = hfm_features = None
-    if X is not None:
-        hfm, hfm_bunch, hfm_features = _hfm_section(
-            y_true, y_pred, X, X_hfm, A, attributes, positions, estimator,
-            {"random_state": seed, **(hfm_options or {})}, caught, parts.summary_label)
-
-    dr = None
-    if estimator is not None:
-        import pandas as pd
-
-        from ._risk import discriminative_risk
-
-        options = {"random_state": seed, **(dr_options or {})}
-        values = {name: discriminative_risk(estimator, X, sensitive=[p], **options)
-                  for name, p in zip(attributes, positions)}
-        values[parts.summary_label] = float(np.mean(list(values.values())))
-        dr = pd.Series(values, name="discriminative_risk")
-
-    for message in caught:
-        warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
-    favourable = _favourable(pos_label, y_true)
-    from .. import __version__
-
-    options = {
-        "pos_label": pos_label, "favourable": favourable,
-        "favourable_text": (f"prediction = {favourable!r} in column {names_given['prediction']!r}"
-                            f" (and true label = {favourable!r} in column "
-                            f"{names_given['label']!r})"),
-        "label_column": names_given["label"], "prediction_column": names_given["prediction"],
-        "intersect": intersect, "min_group_size": min_group_size, "n_boot": n_boot,
-        "confidence": confidence, "interval_method": parts.intervals.method,
-        "weighted": weights is not None, "attributes": [str(a) for a in attributes],
-        "n_samples": n, "hfm_options": dict(hfm_options or {}),
-        "hfm_features": hfm_features, "four_fifths": FOUR_FIFTHS,
-        "summary_label": parts.summary_label,
-        "random_state": random_state if isinstance(random_state, Integral) else None,
-        "package": f"skfair_manifold {__version__}",
-        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    }
-    report = FairnessReport(
-        by_group=parts.by_group, overall=parts.overall, gaps=parts.gaps, hfm=hfm,
-        hfm_report=hfm_bunch, dr=dr, intervals=parts.intervals, cells=table,
-        options=options, warnings=list(dict.fromkeys(caught)), provenance={})
-    report["headline"] = headline(report)
-    return report
+    rows = {"names_given": names_given, "weighted": weights is not None, "y_true": y_true,
+            "y_pred": y_pred, "X_hfm": X_hfm, "A": A, "positions": positions}
+    return table, _favourable(pos_label, y_true), rng, seed, rows
 
 
 def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
