@@ -9,7 +9,6 @@ from skfair_manifold.cli import EXIT_DATA, EXIT_OK, main
 
 pd = pytest.importorskip("pandas")
 duckdb = pytest.importorskip("duckdb", exc_type=ImportError)
-pytest.importorskip("pyarrow", exc_type=ImportError)
 
 
 def _duckdb_through_narwhals():
