@@ -115,9 +115,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     testers), ``p2`` (protected testers) and ``diff = p1 - p2``, with a
     confidence interval of ``diff``. A person of the protected group who
     received the negative decision is flagged as discriminated when ``diff``
-    exceeds ``tau`` and its lower confidence bound exceeds 0 (the gap is
-    larger than the legal threshold and significantly positive:
-    ``flag_rule="significant"``, the default), when the lower bound itself
+    exceeds ``tau`` and an exact test of the gap is significant with the false
+    discovery rate kept at ``fdr`` across the audit (``flag_rule="exact"``,
+    the default), when ``diff`` exceeds ``tau`` and its lower confidence bound
+    exceeds 0 (``flag_rule="significant"``), when the lower bound itself
     exceeds ``tau`` (``flag_rule="bound"``, stricter) or when ``diff`` alone
     does (``flag_rule="tau"``, the papers' rule).
 
