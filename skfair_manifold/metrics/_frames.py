@@ -218,6 +218,17 @@ def _numpy(series):
     return values
 
 
+def _checked_names(frame, y_true, y_pred, sensitive_features, sample_weight):
+    """The column names of the four arguments, each checked to be a column of ``frame``."""
+    true_col, pred_col, sensitive, weight_col = _column_names(
+        y_true, y_pred, sensitive_features, sample_weight)
+    wanted = [("y_true", true_col), ("y_pred", pred_col)]
+    wanted += [("sensitive_features", c) for c in sensitive]
+    wanted += [] if weight_col is None else [("sample_weight", weight_col)]
+    _check_columns(frame, wanted)
+    return true_col, pred_col, sensitive, weight_col
+
+
 def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=None):
     """The named columns of an eager frame as in-memory inputs of the metrics.
 
@@ -226,12 +237,8 @@ def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=Non
     sensitive columns, as a caller would pass them without ``data``.
     """
     frame = to_narwhals(data)
-    true_col, pred_col, sensitive, weight_col = _column_names(
-        y_true, y_pred, sensitive_features, sample_weight)
-    wanted = [("y_true", true_col), ("y_pred", pred_col)]
-    wanted += [("sensitive_features", c) for c in sensitive]
-    wanted += [] if weight_col is None else [("sample_weight", weight_col)]
-    _check_columns(frame, wanted)
+    true_col, pred_col, sensitive, weight_col = _checked_names(
+        frame, y_true, y_pred, sensitive_features, sample_weight)
     frame = _collect(frame)
     weights = None if weight_col is None else frame[weight_col].to_native()
     return (frame[true_col].to_native(), frame[pred_col].to_native(),
@@ -304,12 +311,8 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
     from ..utils._validation import check_pair, encode_column
 
     frame = to_narwhals(data)
-    true_col, pred_col, sensitive, weight_col = _column_names(
-        y_true, y_pred, sensitive_features, sample_weight)
-    wanted = [("y_true", true_col), ("y_pred", pred_col)]
-    wanted += [("sensitive_features", c) for c in sensitive]
-    wanted += [] if weight_col is None else [("sample_weight", weight_col)]
-    _check_columns(frame, wanted)
+    true_col, pred_col, sensitive, weight_col = _checked_names(
+        frame, y_true, y_pred, sensitive_features, sample_weight)
 
     def classes_rule():
         """The in-memory rule on the distinct label values: raises as it does there."""
