@@ -217,12 +217,10 @@ def _bootstrap_gaps(table, per_attribute, gap_iv, *, n_boot, confidence, rng):
     """Replace the gap intervals by percentile bootstrap intervals drawn from the cells."""
     samples = {name: {} for name in table.attributes}
     for cell_weights in replicate_weights(table, n_boot, rng):
-        totals = total_sums(table, cell_weights)
+        overall = rates_of(total_sums(table, cell_weights))
         for k, name in enumerate(table.attributes):
-            weights = group_sums(table, k, cell_weights)
             _, compared = per_attribute[k]
-            rates = rates_of(weights)
-            overall = rates_of(totals)
+            rates = rates_of(group_sums(table, k, cell_weights))
             for metric, rate in {**GAP_RATES, "base_rate": "base_rate"}.items():
                 gaps = gaps_of(rates[rate], overall[rate], compared)
                 for form in GAP_FORMS:
