@@ -23,7 +23,9 @@ import numpy as np
 __all__ = ["CellTable", "cell_table"]
 
 #: largest number of combinations (x 4 label cells) counted by one ``np.bincount``
-#: over a dense key; more combinations are keyed by ``np.unique`` over the code rows
+#: over a dense key (and never more than about 4 per row, so that a few rows with
+#: many possible combinations allocate nothing large); beyond it the key is sorted
+#: (``np.unique``), and keys that do not fit in int64 give way to the code rows
 _DENSE_KEYS = 1 << 22
 
 
@@ -131,7 +133,7 @@ def _row_keys(codes, sizes, label_cell):
         for code, g in zip(reversed(codes), reversed(sizes)):
             key = key + code.astype(np.int64) * radix
             radix *= g
-        if n_keys <= _DENSE_KEYS:
+        if n_keys <= min(_DENSE_KEYS, 4 * label_cell.shape[0] + 1024):
             present = np.flatnonzero(np.bincount(key, minlength=n_keys))
             index = np.full(n_keys, -1, dtype=np.intp)
             index[present] = np.arange(present.shape[0])

@@ -32,9 +32,10 @@ def _loop_cells(A, t, p, w):
     return out
 
 
-@pytest.mark.parametrize("n_attributes,n_values", [(2, 3), (8, 290), (70, 2)])
+@pytest.mark.parametrize("n_attributes,n_values", [(2, 3), (8, 4), (8, 290), (70, 2)])
 def test_cell_table_against_a_loop_without_overflow(n_attributes, n_values):
-    """Many attributes and groups: the key of a combination cannot overflow int64."""
+    """Every keying: dense counts (2 x 3), a sorted int64 key (8 x 4), rows of codes when the
+    key cannot fit in int64 (8 x 290, 70 x 2)."""
     rng = np.random.default_rng(n_attributes)
     n = 400
     A = pd.DataFrame({f"a{k}": rng.integers(0, n_values, n).astype(str)
