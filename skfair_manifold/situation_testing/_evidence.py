@@ -137,7 +137,8 @@ class SituationTestingReport(Sequence):
     """
 
     def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
-                 y_fit, method, k, rule, audit=None, provenance=None):
+                 y_fit, method, k, rule, audit=None, provenance=None, settings=None,
+                 records=None, record_rows=None, audited_fitted=False):
         self.summary = summary
         self.testers = testers
         self.method = method
@@ -145,6 +146,10 @@ class SituationTestingReport(Sequence):
         self.rule = rule
         self.audit = {} if audit is None else audit
         self.provenance = {} if provenance is None else provenance
+        self.settings = {} if settings is None else settings
+        self.records = {} if records is None else records
+        self.record_rows = np.zeros(0, dtype=np.intp) if record_rows is None else record_rows
+        self.audited_fitted = bool(audited_fitted)
         self._claimants = claimants
         self._decisions = decisions
         self._own_rows = own_rows

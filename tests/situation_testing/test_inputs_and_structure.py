@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing import _auditor as A
+from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
 from skfair_manifold.situation_testing._structure import g_test, local_parent_search

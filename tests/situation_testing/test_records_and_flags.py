@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing import _auditor as A
+from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
 from skfair_manifold.situation_testing._interval import diff_bounds

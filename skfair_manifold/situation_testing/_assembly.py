@@ -1,0 +1,179 @@
+"""The auditor's ``report``: the evidence assembled, the verdicts and the provenance.
+
+:class:`EvidenceAssembly` is a mixin of ``SituationTestingAuditor``. It reads
+the rates ``flag`` computed (``_rates``), lists the testers of the flagged
+rows, asks ``_verdict`` for each verdict (the flag at K/2 and 2K, the
+testers, the arc) and packs everything the evidence page shows into a
+:class:`~._evidence.SituationTestingReport`: a plain value that owns its
+tables and renders itself.
+"""
+
+import numpy as np
+
+from ._evidence import SIDES, SituationTestingReport
+from ._flags import COLUMNS, exceeds
+from ._records import KINDS
+from ._verdict import verdicts
+
+
+class EvidenceAssembly:
+    """``report``'s steps (a mixin)."""
+
+    def _report(self, X, y, fitted_rows):
+        X, y = self._validate(X, y)
+        Z = self._encode(X)
+        self._check_decisions(y)
+        fitted_rows = self._fitted_rows(fitted_rows, Z, y)
+        self_unit = self._units.lookup(Z)
+        out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit)
+        mask, q, cutoff = self._decide(out, Z, y)
+        rows = np.flatnonzero(mask)
+        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
+                                                              self_unit=self_unit[rows])
+        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff)
+        rule = self._rule_text()
+        summary = {"row": rows}
+        summary.update({name: sub_out[:, i] for i, name in enumerate(COLUMNS)})
+        summary["q_value"] = q[rows]
+        summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
+        summary["n1_eff"], summary["n2_eff"] = n_eff[:, 0], n_eff[:, 1]
+        summary["rule"] = np.full(rows.shape[0], rule, dtype=object)
+        summary["verdict"] = verdict[rows]
+        summary["verdict_reason"] = reason[rows]
+        testers = self._tester_table(rows, cells)
+        records = self._records
+        Zr = Z[rows]
+        claimants = {name: records.decode(j, Zr[:, j])
+                     for j, name in enumerate(self._columns)}
+        own = fitted_rows[rows]
+        unit_own = np.where(self_unit >= 0, self._units.last_row[np.maximum(self_unit, 0)], -1)
+        own = np.where((own >= 0) & (self_unit >= 0)
+                       & (self._units.unit_of_row[np.maximum(own, 0)] == self_unit), own,
+                       unit_own)
+        candidate = self._group(Z) & ~self._positive(y)
+        audit = {"candidate": candidate, "flagged": mask,
+                 "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
+                 "verdict_reason": reason}
+        cell_rows = self._method.cell_rows()
+        record_rows = _tester_rows(testers, cell_rows)
+        return SituationTestingReport(
+            summary=summary, testers=testers, claimants=claimants,
+            decisions=np.asarray(y)[rows], own_rows=own, cell_rows=cell_rows,
+            y_fit=self._y_fit, method=self.method, k=self.k, rule=rule,
+            audit=audit, provenance=self._provenance(),
+            settings=self._settings(n_rows=Z.shape[0], n_candidates=int(candidate.sum()),
+                                    n_flagged=int(rows.shape[0])),
+            record_rows=record_rows,
+            records={str(name): records.decode(j, records.Z[record_rows, j])
+                     for j, name in enumerate(self._columns)},
+            audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
+
+    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff):
+        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc."""
+        held_at = {}
+        smallest = min(self.group_sizes_)
+        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
+            other = self._transform(Z[rows], self_unit=self_unit, k=k)
+            full = np.full((Z.shape[0], other.shape[1]), np.nan)
+            full[rows] = other
+            if self.flag_rule == "exact":
+                # the gap and its per-person test: a smaller K has less power, so the
+                # audit's threshold would call fragile every flag that needs K testers
+                holds = np.zeros(Z.shape[0], dtype=bool)
+                level = max(cutoff, self._alpha_test())
+                with np.errstate(invalid="ignore"):
+                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
+            else:
+                holds = self._decide(full, Z, y)[0]
+            held_at[k] = holds
+        no_arc = self.structure_info_.get("protected_arc") is False
+        return verdicts(candidate=self._group(Z) & ~self._positive(y), flagged=mask,
+                        n_eff=n_eff, held_at=held_at, no_arc=no_arc)
+
+    def _provenance(self):
+        """What the evidence rests on: version, date, options, graph, column kinds."""
+        import datetime
+
+        from .. import __version__
+
+        declared = {str(c): kind for kind in KINDS for c in (getattr(self, kind) or [])}
+        uses_graph = self.graph_ is not None
+        return {
+            "package": f"skfair_manifold {__version__}",
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "options": {name: repr(_item(value)) for name, value in self.get_params().items()
+                        if name != "graph"},
+            "graph": None if not uses_graph else
+            {str(c): [str(p) for p in ps] for c, ps in self.graph_.items()},
+            "graph_source": None if not uses_graph else
+            ("given" if self.graph is not None else "learned"),
+            "protected_arc": self.structure_info_.get("protected_arc"),
+            "column_kinds": {str(c): {"kind": kind,
+                                      "how": "declared" if str(c) in declared else "inferred"}
+                             for c, kind in self.attribute_kinds_.items()},
+        }
+
+    def _settings(self, *, n_rows, n_candidates, n_flagged):
+        """The settings and counts of the audit, as the evidence page and the CLI show them."""
+        summary = {
+            "method": self.method, "method_title": getattr(self._method, "title",
+                                                           self.method),
+            "k": int(self.k), "tau": float(self.tau),
+            "flag_rule": self.flag_rule, "rule": self.flag_rule_, "bound": self.bound,
+            "alpha_test": float(self._alpha_test()),
+            "fdr": None if self.fdr is None else float(self.fdr),
+            "fdr_method": self.fdr_method,
+            "protected": str(self._columns[self.protected_index_]),
+            "protected_value": _item(self.protected_value),
+            "decision": str(self.decision_name_), "positive_label": _item(self.positive_label_),
+            "n_rows": int(n_rows), "n_candidates": int(n_candidates),
+            "n_flagged": int(n_flagged),
+            "q": [str(v) for v in self.q_],
+            "columns": [str(c) for c in self._columns],
+            "attribute_kinds": {str(c): kind for c, kind in self.attribute_kinds_.items()},
+            "bin_edges": {str(c): [float(e) for e in edges]
+                          for c, edges in self.bin_edges_.items()},
+            "identifier_columns": [str(c) for c in self.identifier_columns_],
+        }
+        if self.graph_ is not None:
+            summary["alpha"] = float(self.alpha) if self.graph is None else None
+            summary["n_bins"] = int(self.n_bins)
+        return summary
+
+    def _tester_table(self, rows, cells):
+        """The long table (dict of arrays) of the testers' cells of flagged rows."""
+        order = np.lexsort((cells["distance"], cells["side"], cells["query"]))
+        c = {name: v[order] for name, v in cells.items()}
+        weight = c["weight"]
+        n_rec = c["n_records"]
+        n_pos = c["n_positive"]
+        table = {
+            "row": rows[c["query"]],
+            "side": SIDES[c["side"]],
+            "certain": weight >= 1.0 - 1e-12,
+            "distance": c["distance"],
+            "n_records": n_rec,
+            "n_positive": n_pos,
+            "weight": weight,
+            "testers": weight * n_rec,
+            "positives": weight * n_pos,
+            "cell": c["cell"],
+        }
+        table.update(self._method.cell_values(c["cell"], self._y_fit))
+        return table
+
+
+def _tester_rows(testers, cell_rows):
+    """The fitted rows of every cell in the long table, sorted, each once."""
+    if not testers["cell"].shape[0]:
+        return np.zeros(0, dtype=np.intp)
+    side = (np.asarray(testers["side"]) == SIDES[1]).astype(np.intp)
+    seg = np.asarray(testers["cell"], dtype=np.intp) * cell_rows.sides \
+        + (side if cell_rows.sides == 2 else 0)
+    seg = np.unique(seg)
+    parts = [cell_rows.rows[cell_rows.bounds[s]:cell_rows.bounds[s + 1]] for s in seg]
+    return np.unique(np.concatenate(parts)).astype(np.intp)
+
+
+def _item(v):
+    return v.item() if isinstance(v, np.generic) else v

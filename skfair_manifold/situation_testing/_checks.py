@@ -1,0 +1,227 @@
+"""The auditor's input: its parameters, the checks of X and y, their encoding.
+
+:class:`InputChecks` is a mixin of ``SituationTestingAuditor``: every public
+method validates and encodes its input here once (``_validate``,
+``_encode``), then hands the encoded matrix on. The error messages are
+constants, so that the tests match them.
+"""
+
+import numbers
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+from ..utils._sklearn_compat import Interval, StrOptions
+from ..utils._validation import (
+    as_pandas_frame,
+    check_complete,
+    did_you_mean,
+    is_int,
+    locate_column,
+)
+from ._discretize import BINNINGS
+from ._interval import BOUNDS
+from ._methods import METHOD_NAMES
+from ._pvalue import FDR_METHODS
+from ._records import check_no_datetime
+from ._structure import TESTS
+
+MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
+MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
+MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns}).{hint}"
+MSG_PROTECTED_NAME_NO_NAMES = (
+    "protected={protected!r} is a name but X has no column names; pass a DataFrame or the "
+    "column's position."
+)
+MSG_UNKNOWN_PROTECTED_VALUE = (
+    "protected_value {value!r} does not occur in column {column!r}; its values are {values}."
+)
+MSG_SINGLE_GROUP = (
+    "every row is {which}: situation testing compares the protected group with the others, "
+    "so both must occur in the data."
+)
+MSG_SINGLE_DECISION = (
+    "the decision y has a single class ({value!r}); both a positive and a negative decision "
+    "must occur."
+)
+MSG_NOT_BINARY = (
+    "the decision y has {n} classes {classes}; set positive_label to the positive decision "
+    "(every other class is negative)."
+)
+MSG_UNKNOWN_POSITIVE = "positive_label {value!r} is not a class of y ({classes})."
+MSG_UNKNOWN_DECISION = (
+    "y holds the decision {value!r}, which is not among the fitted decisions {classes}; "
+    "pass the decisions in the coding used at fit."
+)
+MSG_K_TOO_LARGE = (
+    "k={k} is larger than the {which} group ({size} rows): there are not k testers to draw. "
+    "Lower k."
+)
+MSG_FITTED_ROWS = (
+    "fitted_rows must hold one position in the fitted data (0 .. {n_fit}, or -1 for a person "
+    "not fitted) per row of X ({n_rows} rows); got {problem}."
+)
+MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}: it is nominal."
+MSG_REFIT = (
+    "parameter(s) {names} changed since fit (set_params); the fitted testers' pool depends "
+    "on them: call fit again."
+)
+
+#: parameters read by fit only: changing one after fit needs a new fit
+FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
+              "structure", "alpha", "structure_test", "max_depth", "smoothing", "nominal",
+              "ordinal", "interval", "n_bins", "binning", "random_state")
+
+PARAMETER_CONSTRAINTS = {
+    "protected": "no_validation",
+    "protected_value": "no_validation",
+    # the registered methods (a live set: a method registered later is accepted)
+    "method": [StrOptions(METHOD_NAMES)],
+    "k": [Interval(numbers.Integral, 1, None, closed="left")],
+    "tau": [Interval(numbers.Real, -1, 1, closed="both")],
+    "flag_rule": [StrOptions({"exact", "significant", "bound", "tau"})],
+    "bound": [StrOptions(set(BOUNDS))],
+    "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "fdr": [Interval(numbers.Real, 0, 1, closed="neither"), None],
+    "fdr_method": [StrOptions(set(FDR_METHODS))],
+    "positive_label": "no_validation",
+    "graph": "no_validation",
+    "structure": [StrOptions({"local", "pc"})],
+    "alpha": [Interval(numbers.Real, 0, 1, closed="neither")],
+    "structure_test": [StrOptions(set(TESTS))],
+    "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
+    "nominal": ["array-like", None],
+    "ordinal": ["array-like", None],
+    "interval": ["array-like", None],
+    "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
+    "binning": [StrOptions(set(BINNINGS))],
+    "n_jobs": [numbers.Integral, None],
+    "random_state": ["random_state"],
+}
+
+
+class InputChecks:
+    """Validation and encoding of the auditor's input (a mixin)."""
+
+    def _validate(self, X, y="no_validation", *, reset=False):
+        """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        # polars and other frames as pandas, so that every scikit-learn version
+        # records their column names
+        X = as_pandas_frame(X)
+        check_complete(X)
+        check_no_datetime(X)
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(self, X, dtype=None, reset=reset)
+        return validate_data(self, X, y, dtype=None, reset=reset,
+                             ensure_min_samples=2 if reset else 1)
+
+    def _encode(self, X):
+        return self._records.encode(X)
+
+    def _check_params_at_use(self):
+        """The parameters as ``fit`` checked them: ``set_params`` after ``fit`` changes them."""
+        self._validate_params()
+        changed = [name for name in FIT_PARAMS
+                   if repr(getattr(self, name)) != self._fit_params[name]]
+        if changed:
+            raise ValueError(MSG_REFIT.format(names=", ".join(changed)))
+        self._check_k(self.group_sizes_)
+
+    def _check_k(self, sizes):
+        for which, size in zip(("unprotected", "protected"), sizes):
+            if self.k > size:
+                raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))
+
+    def _alpha_test(self):
+        return 0.1 if self.alpha_test is None else self.alpha_test
+
+    def _fitted_rows(self, fitted_rows, Z, y):
+        """Each row's position in the fitted data (-1: unknown); see ``report``."""
+        m = Z.shape[0]
+        n_fit = self._records.Z.shape[0]
+        if fitted_rows is None:
+            same = m == n_fit and np.array_equal(Z, self._records.Z) \
+                and np.array_equal(np.asarray(y), self._y_fit)
+            return np.arange(m) if same else np.full(m, -1, dtype=np.intp)
+        rows = np.asarray(fitted_rows)
+        problem = None
+        if rows.ndim != 1 or rows.shape[0] != m:
+            problem = f"shape {rows.shape}"
+        elif rows.size and not np.issubdtype(rows.dtype, np.integer):
+            problem = f"dtype {rows.dtype}"
+        elif rows.size and (rows.min() < -1 or rows.max() >= n_fit):
+            bad = rows[(rows < -1) | (rows >= n_fit)][0]
+            problem = f"{int(bad)}"
+        if problem is not None:
+            raise ValueError(MSG_FITTED_ROWS.format(n_fit=n_fit - 1, n_rows=m,
+                                                    problem=problem))
+        return rows.astype(np.intp)
+
+    def _check_decisions(self, y):
+        y = np.asarray(y)
+        known = np.isin(y, self.classes_)
+        if not known.all():
+            raise ValueError(MSG_UNKNOWN_DECISION.format(value=_item(y[~known][0]),
+                                                         classes=self.classes_.tolist()))
+
+    def _protected_index(self, columns):
+        prot = self.protected
+        has_names = hasattr(self, "feature_names_in_")
+        pos = locate_column(prot, columns, has_names=has_names)
+        if pos is not None:
+            return pos
+        if not has_names and not is_int(prot):
+            raise ValueError(MSG_PROTECTED_NAME_NO_NAMES.format(protected=prot))
+        shown = columns if has_names else f"{len(columns)} columns"
+        raise ValueError(MSG_PROTECTED_NOT_FOUND.format(
+            protected=prot, columns=shown, hint=did_you_mean(prot, columns) if has_names else ""))
+
+    def _protected_code(self, records, Z):
+        """The protected value in the encoded column (fit); error when absent."""
+        j = self.protected_index_
+        if j in records.categories:
+            cats = records.categories[j]
+            hit = np.flatnonzero(cats == self.protected_value) \
+                if isinstance(self.protected_value, str) else np.zeros(0, dtype=np.intp)
+            values = cats.tolist()
+            code = float(hit[0]) if hit.size else None
+        else:
+            values = np.unique(Z[:, j])[:20].tolist()
+            try:
+                code = float(self.protected_value)
+            except (TypeError, ValueError):
+                code = None
+            if code is not None and not np.any(Z[:, j] == code):
+                code = None
+        if code is None:
+            raise ValueError(MSG_UNKNOWN_PROTECTED_VALUE.format(
+                value=self.protected_value, column=records.columns[j], values=values))
+        return code
+
+    def _group(self, Z):
+        """True for the protected group, from the protected column."""
+        return Z[:, self.protected_index_] == self._protected_value_code
+
+    def _positive(self, y, fitting=False):
+        y = np.asarray(y)
+        if fitting:
+            classes = np.unique(y)
+            self.classes_ = classes
+            if classes.shape[0] < 2:
+                raise ValueError(MSG_SINGLE_DECISION.format(value=_item(classes[0])))
+            if self.positive_label is None:
+                if classes.shape[0] != 2:
+                    raise ValueError(MSG_NOT_BINARY.format(n=classes.shape[0],
+                                                           classes=classes.tolist()))
+                self.positive_label_ = classes[1]
+            else:
+                if self.positive_label not in classes.tolist():
+                    raise ValueError(MSG_UNKNOWN_POSITIVE.format(value=self.positive_label,
+                                                                 classes=classes.tolist()))
+                self.positive_label_ = self.positive_label
+        return y == self.positive_label_
+
+
+def _item(v):
+    return v.item() if isinstance(v, np.generic) else v

@@ -1,0 +1,141 @@
+"""The auditor's core: rates, bounds and p-values of encoded rows, and the flags.
+
+:class:`FlagCore` is a mixin of ``SituationTestingAuditor``. ``_transform``
+asks the fitted method for the testers' expected counts and turns them into
+``p1``, ``p2``, ``diff``, its bounds and the exact p-value; ``_rates``
+keeps the last result so that ``flag`` and ``report`` on the same rows
+compute it once; ``_decide`` applies the flag rule, with the false discovery
+rate across the candidates of an audit.
+"""
+
+import hashlib
+
+import numpy as np
+
+from ._interval import diff_bounds
+from ._pvalue import effective_counts, fisher_pvalue, q_values
+
+#: the columns of ``transform``
+COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
+
+#: Rates are ratios of small counts, so ``p1 - p2`` carries a rounding error of a
+#: few ulps (``0.2 - 0.15 == 0.05000000000000002``); differences closer to ``tau``
+#: than this count as equal to it, hence as not above it.
+FLAG_TOLERANCE = 1e-12
+
+
+def exceeds(score, tau):
+    """``score > tau`` with rounding ties counted as equal (:data:`FLAG_TOLERANCE`)."""
+    return np.asarray(score) - tau > FLAG_TOLERANCE
+
+
+class RateCache:
+    """The last rates computed (``SituationTestingAuditor._rates``) and a pass counter."""
+
+    def __init__(self):
+        self.key, self.value, self.passes = None, None, 0
+
+
+class FlagCore:
+    """Rates and flags of encoded rows (a mixin)."""
+
+    def _transform(self, Z, *, cells=False, self_unit=None, k=None, counts=False):
+        """Rates, bounds and p-value of each encoded row: (m, 6) [, counts or cells]."""
+        self._check_params_at_use()
+        if self_unit is None:
+            self_unit = self._units.lookup(Z)
+        res = self._method.rates(self._method.query(Z), self_unit, self.k if k is None else k,
+                                 n_jobs=self.n_jobs, cells=cells)
+        pos, n, w2 = res[0], res[1], res[2]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = pos / n
+            n_eff = n * n / w2  # the weighted mean's effective number of testers
+        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
+                                   alpha=self._alpha_test(), method=self.bound)
+        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
+        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+        if cells:
+            return out, n, n_eff, self_unit, res[3]
+        if counts:
+            return out, n, n_eff
+        return out
+
+    def _rates(self, Z, self_unit=None):
+        """``_transform`` of every row, kept for the next call on the same rows.
+
+        ``flag`` then ``report`` (or ``report`` then ``flag``) on the same
+        rows compute the rates once; ``_rate_cache.passes`` counts the
+        passes. The cache is one object made at ``fit`` and filled in place,
+        so the public methods leave the estimator's attributes unchanged.
+        """
+        key = (hashlib.blake2b(np.ascontiguousarray(Z).tobytes(), digest_size=16).digest(),
+               Z.shape, self.k, self._alpha_test(), self.bound)
+        cache = self._rate_cache
+        if cache.key == key:
+            return cache.value
+        res = self._transform(Z, self_unit=self_unit, counts=True)
+        cache.key, cache.value, cache.passes = key, res, cache.passes + 1
+        return res
+
+    def _decide(self, out, Z, y):
+        """The flags, the candidates' q-values and the audit's p-value cut-off.
+
+        Returns ``(mask, q_value, cutoff)``: ``cutoff`` is the p-value
+        threshold of the exact rule's test (``alpha_test`` person by person;
+        the step-up threshold ``fdr R / (c m)`` across an audit of ``m``
+        candidates of which ``R`` are significant, ``c = 1`` for
+        Benjamini-Hochberg, ``sum_{i<=m} 1/i`` for Benjamini-Yekutieli:
+        every p-value at most it is significant); None for the other rules.
+        """
+        candidate = self._group(Z) & ~self._positive(y)
+        q = np.full(out.shape[0], np.nan)
+        q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
+        cutoff = None
+        if self.flag_rule == "bound":
+            holds = exceeds(out[:, 3], self.tau)
+        elif self.flag_rule == "significant":
+            holds = exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
+        elif self.flag_rule == "exact":
+            p = out[:, 5]
+            if self.fdr is None or np.isfinite(p[candidate]).sum() <= 1:
+                cutoff = self._alpha_test()
+                with np.errstate(invalid="ignore"):
+                    significant = p <= cutoff
+            else:
+                with np.errstate(invalid="ignore"):
+                    significant = q <= self.fdr
+                m = int(np.isfinite(p[candidate]).sum())
+                c = 1.0 if self.fdr_method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
+                cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
+            holds = exceeds(out[:, 2], self.tau) & significant
+        else:
+            holds = exceeds(out[:, 2], self.tau)
+        return candidate & holds, q, cutoff
+
+    def _rule_text(self):
+        """The flag rule in words (``flag_rule_``, the evidence's ``rule``)."""
+        if self.flag_rule == "tau":
+            return f"diff > {self.tau:g}"
+        if self.flag_rule == "exact":
+            single = f"p_value <= {self._alpha_test():g}"
+            if self.fdr is None:
+                return f"diff > {self.tau:g} and {single} (exact test, person by person)"
+            name = "Benjamini-Hochberg" if self.fdr_method == "bh" else "Benjamini-Yekutieli"
+            return (f"diff > {self.tau:g} and q_value <= {self.fdr:g} (exact test, {name} "
+                    f"false discovery rate across the audit; a single candidate: {single})")
+        level = 100 * (1 - self._alpha_test())
+        if self.flag_rule == "significant":
+            return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
+        return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
+
+    def _pair_distances(self, X, Y):
+        """``pairwise``'s body: the method's distance from each row of X to each of Y."""
+        from ..utils._memory import check_allocation
+
+        Zx = self._encode(self._validate(X))
+        Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
+        check_allocation(self._method.bytes_per_pair * Zx.shape[0] * Zy.shape[0],
+                         what=f"pairwise on {Zx.shape[0]} x {Zy.shape[0]} rows",
+                         fix="pass fewer rows of X (or Y) at a time, for example in chunks "
+                             "of 1000.")
+        return self._method.pair_distances(self._method.query(Zx), self._method.query(Zy))
