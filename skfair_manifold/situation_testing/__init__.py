@@ -3,10 +3,12 @@
 ``SituationTestingAuditor`` compares the decisions given to a person's
 nearest look-alikes inside and outside the protected group, with the testers
 chosen by KNN-DD (Luong, Ruggieri and Turini, 2011) or by CBN-DD (Zhang, Wu
-and Wu, 2016).
+and Wu, 2016), or by a method added with ``register_method``.
 """
 
 from ._auditor import SituationTestingAuditor
 from ._evidence import PersonEvidence, SituationTestingReport
+from ._methods import FitData, register_method, unregister_method
 
-__all__ = ["PersonEvidence", "SituationTestingAuditor", "SituationTestingReport"]
+__all__ = ["FitData", "PersonEvidence", "SituationTestingAuditor", "SituationTestingReport",
+           "register_method", "unregister_method"]
