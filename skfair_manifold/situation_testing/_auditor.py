@@ -1,15 +1,9 @@
-"""SituationTestingAuditor: situation testing of individual decisions.
+"""SituationTestingAuditor: the parameters and the public methods.
 
-The class holds the parameters and the public methods; each step lives in
-its own module, mixed in:
-
-* ``_checks``: the parameters' constraints, the checks and the encoding of
-  X and y (every public method validates its input there once);
-* ``_fitting``: ``fit``, which builds the method looked up in the registry
-  of ``_methods`` (KNN-DD, CBN-DD or a registered one);
-* ``_flags``: rates, bounds and p-values of encoded rows, the flag rule and
-  the false discovery rate across an audit (``transform``, ``flag``);
-* ``_assembly``: ``report``, the evidence with its verdicts and provenance.
+Each step lives in a module of its own, mixed in: ``_checks`` (parameters,
+checks and encoding of X and y), ``_fitting`` (``fit``; the method looked up
+in the registry of ``_methods``), ``_flags`` (rates, bounds, p-values, the
+flag rule and the false discovery rate) and ``_assembly`` (``report``).
 """
 
 from typing import Any, Literal
@@ -127,12 +121,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         across strata); or both at ``alpha / 2`` each (the CMH test alone
         where the table is sparse).
     max_depth : int or None, default=3
-        The largest conditioning set of the local search (None: no bound).
-        The search costs ``p`` marginal tests, then, for the ``c`` columns
-        that pass them, at most ``c * sum_{d=1..D} C(c - 1, d)`` tests,
-        ``D = min(max_depth, c - 1)`` (``c * 2**(c - 1)`` without a bound),
-        then at most ``p + k (k + 1) / 2`` for the repair step (``k`` the
-        parents after it); each test is one ``np.bincount`` over the rows.
+        The largest conditioning set of the local search (None: no bound;
+        the number of tests it bounds is in the User Guide's design page).
         ``structure_info_`` records the tests run, the depth reached and
         whether the bound cut the search. On the known-network benchmark no
         search went deeper than 3.
