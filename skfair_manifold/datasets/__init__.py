@@ -19,6 +19,7 @@ from ._ricci import load_ricci
 
 # --- generators (owned by the userside engineer) -----------------------------
 from ._generators import make_biased_decisions
+from ._situation_testing import make_planted_bias
 
 # ------------------------------------------------------------------------------
 
@@ -31,4 +32,5 @@ __all__ = [
     "load_ricci",
     "make_biased_decisions",
     "make_paper_preprocessor",
+    "make_planted_bias",
 ]

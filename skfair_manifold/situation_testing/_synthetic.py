@@ -1,71 +1,8 @@
-"""A mixed-type decision generator with planted bias (tests and benchmarks).
+"""Moved to :mod:`skfair_manifold.datasets` (``make_planted_bias``); kept for old imports."""
 
-Columns: ``sex`` (protected, ``"female"`` is ``c-``), ``income`` and ``age``
-(continuous), ``region`` (nominal strings), ``edu`` (ordinal 0..4) and two
-irrelevant columns, ``noise`` (continuous) and ``colour`` (nominal). The
-fair decision depends on income, age, edu and region:
-
-    logit P(e+) = -1.2 + 1.1 z(log income) + 0.45 (edu - 2)
-                  - 0.6 (age_band == 0) + region effect
-
-In the *biased* regions (``"north"`` and ``"east"``) the decision maker
-turns each positive woman negative with probability ``bias_share``. The
-ground truth: the flipped women are discriminated; women with a negative
-decision in the other regions are not.
-"""
-
-import numpy as np
-
-REGIONS = np.array(["north", "east", "south", "west", "centre"], dtype=object)
-REGION_EFFECT = np.array([0.3, -0.2, 0.0, 0.4, -0.4])
-BIASED_REGIONS = ("north", "east")
-
-
-def make_planted_bias(n_samples=6000, *, bias_share=0.5, random_state=0):
-    """Records, decisions and the ground truth of a planted bias.
-
-    Parameters
-    ----------
-    n_samples : int, default=6000
-    bias_share : float, default=0.5
-        Probability that a positive woman of a biased region is turned
-        negative.
-    random_state : int, default=0
-
-    Returns
-    -------
-    X : pandas DataFrame of shape (n_samples, 7)
-    y : ndarray of shape (n_samples,), 0/1
-    discriminated : ndarray of bool
-        The flipped women.
-    clean : ndarray of bool
-        Women with a negative decision outside the biased regions.
-    """
-    import pandas as pd
-
-    rng = np.random.RandomState(random_state)
-    n = n_samples
-    female = rng.rand(n) < 0.45
-    region = rng.randint(0, REGIONS.shape[0], n)
-    edu = np.clip(np.round(rng.normal(2.0, 1.1, n)), 0, 4)
-    income = np.exp(rng.normal(10.2, 0.5, n)) * (1.0 + 0.08 * edu)
-    age = np.round(rng.uniform(18, 70, n), 1)
-    noise = rng.normal(0.0, 1.0, n)
-    colour = rng.choice(np.array(["red", "green", "blue"], dtype=object), n)
-    z = (np.log(income) - np.log(income).mean()) / np.log(income).std()
-    logit = -1.2 + 1.1 * z + 0.45 * (edu - 2) - 0.6 * (age < 25) + REGION_EFFECT[region]
-    y = (rng.rand(n) < 1.0 / (1.0 + np.exp(-logit))).astype(int)
-    biased = np.isin(REGIONS[region], BIASED_REGIONS)
-    flipped = biased & female & (y == 1) & (rng.rand(n) < bias_share)
-    y[flipped] = 0
-    X = pd.DataFrame({
-        "sex": np.where(female, "female", "male").astype(object),
-        "income": np.round(income, 2),
-        "age": age,
-        "region": REGIONS[region],
-        "edu": edu.astype(int),
-        "noise": noise,
-        "colour": colour,
-    })
-    clean = female & (y == 0) & ~biased
-    return X, y, flipped, clean
+from ..datasets._situation_testing import (  # noqa: F401
+    BIASED_REGIONS,
+    REGION_EFFECT,
+    REGIONS,
+    make_planted_bias,
+)

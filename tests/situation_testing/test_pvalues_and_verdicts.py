@@ -11,7 +11,7 @@ from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
-from skfair_manifold.situation_testing._synthetic import make_planted_bias
+from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.situation_testing._verdict import MIN_EFFECTIVE_TESTERS
 
 

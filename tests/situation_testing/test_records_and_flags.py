@@ -12,7 +12,7 @@ from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
 from skfair_manifold.situation_testing._interval import diff_bounds
-from skfair_manifold.situation_testing._synthetic import make_planted_bias
+from skfair_manifold.datasets import make_planted_bias
 
 pd = pytest.importorskip("pandas")
 

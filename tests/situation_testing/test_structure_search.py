@@ -275,7 +275,7 @@ def test_the_g_test_gives_way_to_cmh_where_cochrans_rule_fails():
 
 
 def test_an_irrelevant_column_stays_out_of_q_on_many_rows():
-    from skfair_manifold.situation_testing._synthetic import make_planted_bias
+    from skfair_manifold.datasets import make_planted_bias
 
     X, y, _, _ = make_planted_bias(20000, bias_share=0.5, random_state=0)
     est = SituationTestingAuditor(protected="sex", protected_value="female", k=10).fit(X, y)
