@@ -181,7 +181,6 @@ def test_audit_evidence_html(tmp_path):
 
 def test_evidence_html_from_python():
     from skfair_manifold.datasets import make_biased_decisions
-    from skfair_manifold.reports import evidence_html
     from skfair_manifold.situation_testing import SituationTestingAuditor
 
     data = make_biased_decisions(600, n_groups=(2, 3), bias=(0.5, 0.0), random_state=1,
@@ -192,18 +191,18 @@ def test_evidence_html_from_python():
     flagged = np.flatnonzero(auditor.flag(X, y))
     assert flagged.size > 0
     ids = [f"id-{i}" for i in range(len(X))]
-    page = assert_self_contained(evidence_html(auditor, X, y, ids=ids, max_sheets=5))
+    report = auditor.report(X, y)
+    page = assert_self_contained(report.to_html(ids=ids, max_sheets=5))
     assert page.tags.count("section") == 5  # the sheet cap
     tables = {t["id"]: t["rows"] for t in page.tables if t["id"]}
     assert tables["flagged-table"] == 1 + flagged.size  # every flagged person listed
     for i in flagged[:5]:
         assert f"person-id-{i}" in page.ids
-    report = auditor.report(X, y)
     cells = page.table_cells(next(t for t in page.tables if t["id"] == "flagged-table"))
     assert [c[4] for c in cells[1:]] == [f"{v:.3f}" for v in report.summary["diff_lower"]]
     assert auditor.flag_rule_ in page.text
     with pytest.raises(ValueError, match="ids has 3 values"):
-        evidence_html(auditor, X, y, ids=[1, 2, 3])
+        report.to_html(ids=[1, 2, 3])
 
 
 def _mixed_decisions(n=1500, seed=0):

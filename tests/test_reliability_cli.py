@@ -141,16 +141,16 @@ def test_only_one_output_on_standard_output(capsys, decisions):
 
 def test_outputs_put_in_place_only_when_all_are_complete(capsys, decisions, tmp_path,
                                                          monkeypatch):
-    from skfair_manifold import _html
+    from skfair_manifold._html import _evidence_page
 
     path, _ = decisions
     out, page = tmp_path / "out.csv", tmp_path / "page.html"
     out.write_text("old\n")
 
-    def broken(**kwargs):
+    def broken(*args, **kwargs):
         raise RuntimeError("page failed")
 
-    monkeypatch.setattr(_html, "render_evidence", broken)
+    monkeypatch.setattr(_evidence_page, "render_evidence", broken)
     code, _, err = cli(capsys, "audit", path, *AUDIT, "--html", page, "--testers",
                        tmp_path / "t.csv", "-o", out)
     assert code == EXIT_DATA and "page failed" in err

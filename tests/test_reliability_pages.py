@@ -7,13 +7,17 @@ import pytest
 
 from skfair_manifold._html import FSI, PDI, _anchor, graph_layout, safe_text, unique_anchors
 from skfair_manifold.metrics import fairness_report
-from skfair_manifold.reports import evidence_html
 from skfair_manifold.situation_testing import SituationTestingAuditor
 
 pd = pytest.importorskip("pandas")
 pytest.importorskip("jinja2")
 
 RLO = "\u202e"
+
+
+def evidence_html(auditor, X, y, **options):
+    """The evidence page of an audit (the report renders itself)."""
+    return auditor.report(X, y).to_html(**options)
 
 
 def unisolated(page, char):

@@ -3,8 +3,8 @@
 import sys
 import time
 
-from skfair_manifold._html import TESTER_COLUMNS, audit_summary, tester_frame, tie_group_text
-from skfair_manifold._html import evidence_table as audit_table
+from skfair_manifold.cli._audit_table import TESTER_COLUMNS, tester_frame, tie_group_text
+from skfair_manifold.cli._audit_table import evidence_table as audit_table
 from skfair_manifold.cli._io import (
     CLIError,
     check_columns,
@@ -194,8 +194,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     ids = frame[id].to_numpy() if id else np.arange(frame.shape[0])
     table = audit_table(frame, id_column=id, protected=protected, decision=decision,
                         auditor=auditor, report=report, scores=scores, ids=ids)
-    candidates = int(((frame[protected] == protected_value)
-                      & (frame[decision] != positive_label)).sum())
+    candidates = report.settings["n_candidates"]
     if not quiet:
         print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with {method.upper()}-DD "
               f"(k={k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
@@ -210,19 +209,13 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     if method == "cbn" and not quiet:
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
-    summary = audit_summary(auditor, file=file, protected=protected, decision=decision,
-                            n_rows=frame.shape[0], n_candidates=candidates,
-                            n_flagged=len(report))
-    summary["seconds"] = round(elapsed, 3)
-    summary["sha256"] = _sha256(file)
-    summary["provenance"] = report.provenance
+    # the report carries the settings and the provenance; the command adds its input
+    report.provenance["input_file"] = str(file)
+    report.provenance["input_sha256"] = _sha256(file)
+    summary = {"file": file, **report.settings, "seconds": round(elapsed, 3),
+               "sha256": report.provenance["input_sha256"], "provenance": report.provenance}
     if html is not None:
-        from skfair_manifold._html import render_evidence
-
-        page = render_evidence(frame=frame, features=features, id_column=id, summary=summary,
-                               table=table[table["flagged"]], auditor=auditor, report=report,
-                               ids=ids, max_sheets=html_sheets)
-        write_text(html, page)
+        write_text(html, report.to_html(ids=ids, max_sheets=html_sheets))
     if testers is not None:
         cells = tester_frame(report, ids=ids, id_column=id)
         write_text(testers, _frame_text(cells, format=format, csv_escape=csv_escape))

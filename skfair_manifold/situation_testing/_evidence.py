@@ -21,8 +21,24 @@ person (``report.summary_frame()`` is the pandas version):
 version), ``date`` (UTC), ``options`` (the auditor's parameters),
 ``graph`` and ``graph_source`` (``"given"`` or ``"learned"``, None for
 KNN-DD), ``protected_arc`` and ``column_kinds`` (column -> its kind and
-whether it was ``"declared"`` or ``"inferred"``). The CLI adds the input
-file and its SHA-256.
+whether it was ``"declared"`` or ``"inferred"``). The CLI adds
+``input_file`` and ``input_sha256``.
+
+``report.settings`` -- the audit's settings and counts: ``method`` (and
+``method_title``), ``k``, ``tau``, ``flag_rule``, ``rule``, ``bound``,
+``alpha_test``, ``fdr``, ``fdr_method``, ``protected``,
+``protected_value``, ``decision``, ``positive_label``, ``n_rows``,
+``n_candidates``, ``n_flagged``, ``q``, ``columns``, ``attribute_kinds``,
+``bin_edges``, ``identifier_columns`` (and ``alpha``, ``n_bins`` for a
+method with a graph).
+
+``report.records`` -- column -> the values of the fitted records that are
+testers of a flagged person (``report.record_rows``: their fitted
+positions, sorted); with the claimants' values, what the page shows.
+
+``report.to_html()`` -- the evidence page (``skfair_manifold._html``'s
+``_evidence_page`` renders it; the command line's ``audit --html`` writes
+the same page).
 
 ``report.testers`` -- dict of equal-length arrays, one entry per flagged
 person, side and *cell* of equally treated fitted records
@@ -51,7 +67,8 @@ weight, the person's own row excluded), ``weights_unprotected``,
 ``weights_protected`` (their weights) and ``decisions_unprotected``,
 ``decisions_protected`` (their decisions).
 
-The report holds arrays, strings and numbers only: it pickles.
+The report holds arrays, strings and numbers only: it pickles, and renders
+without the auditor.
 """
 
 from collections.abc import Sequence
@@ -222,6 +239,60 @@ class SituationTestingReport(Sequence):
         """One row per flagged person as a pandas DataFrame."""
         pd = _pandas()
         return pd.DataFrame(self.summary)
+
+    def to_html(self, *, ids=None, fitted_ids=None, max_sheets=500,
+                title="Situation testing: evidence"):
+        """The HTML evidence page: a summary, then one sheet per flagged person.
+
+        The summary gives the settings, the flag rule, what situation
+        testing can and cannot show, the provenance (package version, date,
+        options, the graph and whether it was learned or given, the column
+        kinds and whether they were declared or inferred; the input file and
+        its SHA-256 from the command line), the causal graph with Q marked,
+        and every flagged person with ``p1``, ``p2``, ``diff`` and its
+        interval, ``p_value``, ``q_value`` and the verdict. Each sheet shows
+        the claimant, why the rule flagged, and the testers of both sides
+        with their attributes, decisions and weights (1 for a tester taken
+        for certain; the share taken of a tie group otherwise). The page is
+        self-contained: styles inline, nothing requested from the network.
+
+        Parameters
+        ----------
+        ids : array-like of shape (n_rows,) or None, default=None
+            A distinct name per audited row (its position when None); the
+            sheet of a person is found in the page as ``#person-<id>``
+            (characters other than ASCII letters, digits, ``-`` and ``_``
+            become ``_``, and a short hash of the id follows).
+        fitted_ids : array-like or None, default=None
+            A distinct name per fitted row, for the testers. None: ``ids``
+            when the audited rows were the fitted data, else the positions.
+        max_sheets : int, default=500
+            Sheets for at most the first ``max_sheets`` flagged people; all
+            are listed in the summary.
+        title : str, default="Situation testing: evidence"
+
+        Returns
+        -------
+        html : str
+
+        Examples
+        --------
+        >>> import pickle
+        >>> from skfair_manifold.datasets import make_biased_decisions
+        >>> from skfair_manifold.situation_testing import SituationTestingAuditor
+        >>> data = make_biased_decisions(400, random_state=0, as_frame=True)
+        >>> X, y = data.frame.drop(columns="decision"), data.frame["decision"]
+        >>> auditor = SituationTestingAuditor(protected="s0", protected_value=1, k=10,
+        ...                                   method="knn").fit(X, y)
+        >>> report = pickle.loads(pickle.dumps(auditor.report(X, y)))
+        >>> page = report.to_html()
+        >>> page.startswith("<!DOCTYPE html>") and 'id="flagged-table"' in page
+        True
+        """
+        from .._html._evidence_page import render_evidence
+
+        return render_evidence(self, ids=ids, fitted_ids=fitted_ids, max_sheets=max_sheets,
+                               title=title)
 
     def __repr__(self):
         return (f"SituationTestingReport({len(self)} flagged, method={self.method!r}, "
