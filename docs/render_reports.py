@@ -42,11 +42,17 @@ def chromium():
 
 def screenshot(html, png, *, width=1200, height=1600):
     """Chromium, headless and offline, writes ``png`` of the top of ``html``."""
+    profile = tempfile.mkdtemp(prefix="skfair-chromium-")
     cmd = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
            "--host-resolver-rules=MAP * ~NOTFOUND", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync",
+           f"--user-data-dir={profile}",
            f"--window-size={width},{height}", f"--screenshot={png}", Path(html).as_uri()]
     t0 = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+    try:
+        subprocess.run(cmd, check=True, capture_output=True, timeout=180)
+    finally:
+        shutil.rmtree(profile, ignore_errors=True)
     print(f"  {png.relative_to(ROOT)} ({png.stat().st_size // 1024} KiB, "
           f"{time.perf_counter() - t0:.1f} s)")
 
@@ -133,15 +139,21 @@ def main():
     parser.add_argument("--data-dir", default=str(ROOT.parent / "shared" / "datasets"))
     parser.add_argument("--out", default=None, help="folder for the HTML files "
                                                     "(default: a temporary folder)")
+    parser.add_argument("--only", choices=("all", "report", "evidence"), default="all",
+                        help="render one page only")
     args = parser.parse_args()
     out = Path(args.out or tempfile.mkdtemp(prefix="skfair-reports-"))
     out.mkdir(parents=True, exist_ok=True)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    report = adult_report(args.data_dir, out)
-    screenshot(report, SHOTS / "adult_report.png", width=1280, height=2400)
-    screenshot(report, SHOTS / "adult_report_400.png", width=400, height=2400)
+    if args.only in ("all", "report"):
+        report = adult_report(args.data_dir, out)
+        screenshot(report, SHOTS / "adult_report.png", width=1280, height=2400)
+        screenshot(report, SHOTS / "adult_report_400.png", width=400, height=2400)
+    if args.only == "report":
+        return
     evidence, flagged = dutch_evidence(args.data_dir, out)
     screenshot(evidence, SHOTS / "dutch_evidence_summary.png", width=1280, height=1400)
+    screenshot(evidence, SHOTS / "dutch_evidence_summary_400.png", width=400, height=2400)
     sheet = one_sheet(evidence, flagged, out)
     screenshot(sheet, SHOTS / "dutch_evidence_sheet.png", width=1280, height=1800)
     screenshot(sheet, SHOTS / "dutch_evidence_sheet_400.png", width=400, height=2400)
