@@ -109,6 +109,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     if cbn:
         graph = graph_layout(provenance["graph"], decision, q, protected)
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
+               "headers": {c: _header(c) for c in shown},
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown),
                "bins": {c: [_bin_label(e, v) for v in _bin_points(e)] for c, e in bins.items()},
@@ -165,6 +166,13 @@ def _stamp(summary, provenance):
         method += f", causal graph {provenance['graph_source']}"
     parts.append(method)
     return "; ".join(parts)
+
+
+def _header(name):
+    """A column name that may break after each underscore (``<wbr>``), not inside a word."""
+    import markupsafe
+
+    return markupsafe.Markup(str(markupsafe.escape(safe_text(name))).replace("_", "_<wbr>"))
 
 
 def _tester_groups(report, positions, ids, weights, decisions, *, columns, bins, positive):
