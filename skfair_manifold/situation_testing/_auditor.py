@@ -8,6 +8,7 @@ flag rule and the false discovery rate) and ``_assembly`` (``report``).
 
 from typing import Any, Literal
 
+import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -289,15 +290,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.n_bins, self.binning = n_bins, binning
         self.n_jobs, self.random_state = n_jobs, random_state
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.categorical = True  # nominal columns, strings included
-        tags.input_tags.allow_nan = False
-        tags.target_tags.required = True  # the historical decisions
-        return tags
 
-
-    # ----------------------------------------------------------------------------- fit
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> "SituationTestingAuditor":
         """Learn the testers' pool from historical records and decisions.
@@ -315,7 +308,6 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         """
         return self._fit(X, y)
 
-    # ------------------------------------------------------------------ public methods
     def transform(self, X: Any) -> Any:
         """Positive rates among each row's testers and the bounds of ``diff``.
 
@@ -347,8 +339,6 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         -------
         feature_names_out : ndarray of str objects
         """
-        import numpy as np
-
         check_is_fitted(self)
         _check_feature_names_in(self, input_features)
         return np.asarray(COLUMNS, dtype=object)
@@ -421,14 +411,10 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         Returns
         -------
         report : SituationTestingReport
-            A sequence of per-person evidence (dicts) with the long table of
-            testers (``report.testers``, ``report.frame()``), one summary
-            row per flagged person (``report.summary``: rates, bounds,
-            ``p_value``, ``q_value``, ``verdict``), the audit of every row
-            (``report.audit``), the settings and provenance, and the page
-            (``report.to_html()``); see
-            :mod:`skfair_manifold.situation_testing._evidence` for every
-            field.
+            Per-person evidence, the long table of testers, one summary row
+            per flagged person (rates, bounds, ``p_value``, ``q_value``,
+            ``verdict``), the audit of every row, the settings, the
+            provenance and the page (``report.to_html()``).
         """
         check_is_fitted(self)
         return self._report(X, y, fitted_rows)

@@ -104,6 +104,13 @@ PARAMETER_CONSTRAINTS = {
 class InputChecks:
     """Validation and encoding of the auditor's input (a mixin)."""
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True  # nominal columns, strings included
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True  # the historical decisions
+        return tags
+
     def _validate(self, X, y="no_validation", *, reset=False):
         """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
         # polars and other frames as pandas, so that every scikit-learn version
