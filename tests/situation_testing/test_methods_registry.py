@@ -141,4 +141,7 @@ def test_a_third_method_audits_like_the_others(exact_match):
     expected = np.flatnonzero(same & (X.sex == "m"))
     assert np.array_equal(person.testers_unprotected, expected)
     assert report.settings["method_title"] == "exact matching"
+    page = report.to_html()  # the evidence page names the method and lists its testers
+    assert "exact matching, k = 5" in page
+    assert page.count('<section class="sheet"') == len(report)
     assert est.pairwise(X.iloc[:3]).shape == (3, len(X))
