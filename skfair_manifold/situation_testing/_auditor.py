@@ -31,11 +31,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     confidence interval of ``diff``. A person of the protected group who
     received the negative decision is flagged as discriminated when ``diff``
     exceeds ``tau`` and an exact test of the gap is significant with the false
-    discovery rate kept at ``fdr`` across the audit (``flag_rule="exact"``,
-    the default), when ``diff`` exceeds ``tau`` and its lower confidence bound
-    exceeds 0 (``flag_rule="significant"``), when the lower bound itself
-    exceeds ``tau`` (``flag_rule="bound"``, stricter) or when ``diff`` alone
-    does (``flag_rule="tau"``, the papers' rule).
+    discovery rate kept at ``fdr`` across the audit (other rules:
+    ``flag_rule``).
 
     With ``method="cbn"`` (Zhang, Wu and Wu, Algorithm 1) the testers are the
     records closest in the decision's direct causes ``Q = Par(E) \\ {C}``,
