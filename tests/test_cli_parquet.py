@@ -131,3 +131,36 @@ def test_hfm_points_a_parquet_file_to_report(capsys, files):
     assert code == EXIT_DATA and out == ""
     assert "is a Parquet file: hfm measures distances between rows" in err
     assert "skfair-manifold report" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("values, text, expected", [
+    ([0.0, 1.0], "1", 1.0),
+    ([0, 1], "1.0", 1),
+    (["no", "yes"], "yes", "yes"),
+    ([False, True], "True", True),
+])
+def test_command_line_value_matched_alike_from_parquet_and_csv(values, text, expected):
+    """The Parquet and the in-memory readers name a column's value by the same rule."""
+    import duckdb
+    import pandas as pd
+
+    from skfair_manifold.cli._io import parquet_value, parse_value_like
+
+    frame = pd.DataFrame({"label": values})
+    relation = duckdb.connect().from_df(frame)
+    assert parse_value_like(frame, "label", text, "--pos-label") == expected
+    assert parquet_value(relation, "label", text, "--pos-label") == expected
+
+
+def test_command_line_number_never_names_a_boolean():
+    import duckdb
+    import pandas as pd
+
+    from skfair_manifold.cli._io import CLIError, parquet_value, parse_value_like
+
+    frame = pd.DataFrame({"label": [False, True]})
+    relation = duckdb.connect().from_df(frame)
+    for read in (lambda: parse_value_like(frame, "label", "1", "--pos-label"),
+                 lambda: parquet_value(relation, "label", "1", "--pos-label")):
+        with pytest.raises(CLIError, match="False, True"):
+            read()

@@ -187,7 +187,18 @@ def open_parquet(path, *, command, minimum_rows=2):
 def parquet_value(relation, column, text, option):
     """``text`` from the command line as a value of a Parquet column, or a CLIError."""
     rows = relation.select(column).distinct().limit(1000).fetchall()
-    values = [row[0] for row in rows if row[0] is not None]
+    return match_value([row[0] for row in rows if row[0] is not None], text,
+                       column=column, option=option)
+
+
+def match_value(values, text, *, column, option):
+    """The value among ``values`` that ``text`` from the command line names, or a CLIError.
+
+    Text matches a value written the same way; a number also matches a numeric value equal
+    to it ("1" matches 1.0, "1.0" matches 1), never a boolean.
+    """
+    import numpy as np
+
     for value in values:
         if str(value) == text:
             return value
@@ -197,8 +208,8 @@ def parquet_value(relation, column, text, option):
         number = None
     if number is not None:
         for value in values:
-            if isinstance(value, (int, float)) and not isinstance(value, bool) \
-                    and value == number:  # "1" matches 1.0, "1.0" matches 1
+            if isinstance(value, (int, float, np.integer, np.floating)) \
+                    and not isinstance(value, (bool, np.bool_)) and value == number:
                 return value
     shown = ", ".join(sorted(map(str, values))[:20])
     raise CLIError(MSG_BAD_CHOICE.format(option=option, value=text, column=column, values=shown))
@@ -322,23 +333,7 @@ def feature_matrix(frame, columns, *, max_categories=MAX_CATEGORIES):
 
 def parse_value_like(frame, column, text, option):
     """Turn ``text`` from the command line into a value of ``column``, or raise."""
-    import numpy as np
-
-    values = frame[column].dropna().unique()
-    for value in values:
-        if str(value) == text:
-            return value
-    # numeric columns: "1" matches 1.0, "1.0" matches 1
-    try:
-        number = float(text)
-    except ValueError:
-        number = None
-    if number is not None:
-        for value in values:
-            if isinstance(value, (int, float, np.integer, np.floating)) and value == number:
-                return value
-    shown = ", ".join(sorted(map(str, values))[:20])
-    raise CLIError(MSG_BAD_CHOICE.format(option=option, value=text, column=column, values=shown))
+    return match_value(frame[column].dropna().unique(), text, column=column, option=option)
 
 
 # ----------------------------------------------------------------------------- writing
