@@ -20,7 +20,10 @@ from math import prod
 
 import numpy as np
 
-__all__ = ["CellTable", "cell_table"]
+__all__ = ["CellTable", "cell_table", "rows_cell_table"]
+
+#: rows of one block of the in-memory counting (a few MB of temporaries a block)
+_BLOCK_ROWS = 1 << 20
 
 #: largest number of combinations (x 4 label cells) counted by one ``np.bincount``
 #: over a dense key (and never more than about 4 per row, so that a few rows with
@@ -187,3 +190,106 @@ def cell_table(codes, names, groups, true_pos, pred_pos, weights=None):
                      y_true=(cell_labels >> 1).astype(np.int8),
                      y_pred=(cell_labels & 1).astype(np.int8), count=count, weight=weight,
                      weight_sq=weight_sq, weighted=weights is not None)
+
+
+def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=None):
+    """The :class:`CellTable` of in-memory rows, in one blocked pass when the codes are small.
+
+    ``sensitive_features`` is what :func:`~..utils._validation.encode_sensitive`
+    takes; the result equals ``cell_table(*encode_sensitive(...), ...)``. When
+    every attribute is an integer or boolean numpy column of small range (or
+    is encoded to few groups) and the combinations are few, the rows are
+    counted block by block (:data:`_BLOCK_ROWS` rows at a time) into a dense
+    table of every possible (values, true label, prediction): the columns
+    stay in their own dtype (an int8 column is read as int8), no code or key
+    array of the whole length is made, and the groups are the values that
+    occur. Otherwise the columns are encoded and keyed as :func:`cell_table`
+    does.
+    """
+    from ..utils._validation import (
+        MSG_SINGLE_GROUP,
+        _small_int_range,
+        encode_column,
+        sensitive_columns,
+    )
+
+    names, columns = sensitive_columns(sensitive_features, n_samples)
+    parts = []  # per attribute: (column to read, offset, span, its values or None)
+    for attr, col in zip(names, columns):
+        if isinstance(col, np.ndarray) and _small_int_range(col):
+            lo, hi = int(col.min()), int(col.max())
+            parts.append((col.view(np.uint8) if col.dtype.kind == "b" else col, lo,
+                          hi - lo + 1, None))
+        else:
+            code, values = encode_column(col, attr)
+            parts.append((code.astype(_small_dtype(values.shape[0])), 0, values.shape[0],
+                          values))
+    spans = [span for _, _, span, _ in parts]
+    n_keys = prod(spans) * 4
+    if n_keys > min(_DENSE_KEYS, 4 * n_samples + 1024):
+        codes, groups = [], []
+        for attr, column, (code, _, _, values) in zip(names, columns, parts):
+            if values is None:
+                code, values = encode_column(column, attr)
+            codes.append(code.astype(np.intp, copy=False))
+            groups.append(values)
+        return cell_table(codes, names, groups, true_pos, pred_pos, weights)
+
+    counts = np.zeros(n_keys, dtype=np.int64)
+    weight = weight_sq = None
+    if weights is not None:
+        weight, weight_sq = np.zeros(n_keys), np.zeros(n_keys)
+    block = max(_BLOCK_ROWS, n_keys)  # the dense sums cost no more than the rows
+    for start in range(0, n_samples, block):
+        stop = min(start + block, n_samples)
+        key = true_pos[start:stop].astype(np.intp)
+        key *= 2
+        key += pred_pos[start:stop]
+        radix = 4
+        for col, lo, span, _ in reversed(parts):
+            part = col[start:stop].astype(np.intp)
+            if lo:
+                part -= lo
+            part *= radix
+            key += part
+            radix *= span
+        counts += np.bincount(key, minlength=n_keys)
+        if weights is not None:
+            w = weights[start:stop]
+            weight += np.bincount(key, weights=w, minlength=n_keys)
+            weight_sq += np.bincount(key, weights=w * w, minlength=n_keys)
+
+    present = np.flatnonzero(counts)
+    cells = np.empty((present.shape[0], len(parts)), dtype=np.intp)
+    rest = present // 4
+    for k in range(len(parts) - 1, -1, -1):
+        cells[:, k] = rest % spans[k]
+        rest //= spans[k]
+    groups = []
+    for k, (attr, (col, lo, _, values)) in enumerate(zip(names, parts)):
+        if values is None:  # the values that occur, and the cells' codes among them
+            seen = np.unique(cells[:, k])
+            values = (seen + lo).astype(columns[k].dtype)
+            cells[:, k] = np.searchsorted(seen, cells[:, k])
+            if values.shape[0] < 2:
+                raise ValueError(MSG_SINGLE_GROUP.format(attr=attr, value=values[0]))
+        groups.append(values)
+    label_cell = (present % 4).astype(np.int8)
+    count = counts[present]
+    if weights is None:
+        weight = count.astype(np.float64)
+        weight_sq = weight
+    else:
+        weight, weight_sq = weight[present], weight_sq[present]
+    return CellTable(attributes=list(names), groups=groups, codes=cells,
+                     y_true=(label_cell >> 1).astype(np.int8),
+                     y_pred=(label_cell & 1).astype(np.int8), count=count, weight=weight,
+                     weight_sq=weight_sq, weighted=weights is not None)
+
+
+def _small_dtype(n_values):
+    """The smallest unsigned integer dtype that holds codes ``0 .. n_values - 1``."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if n_values <= np.iinfo(dtype).max + 1:
+            return np.dtype(dtype)
+    return np.dtype(np.uint64)
