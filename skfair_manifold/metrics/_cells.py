@@ -22,8 +22,8 @@ import numpy as np
 
 __all__ = ["CellTable", "cell_table", "rows_cell_table"]
 
-#: rows of one block of the in-memory counting (a few MB of temporaries a block)
-_BLOCK_ROWS = 1 << 20
+#: rows of one block of the in-memory counting (its temporaries stay in the cache)
+_BLOCK_ROWS = 1 << 16
 
 #: largest number of combinations (x 4 label cells) counted by one ``np.bincount``
 #: over a dense key (and never more than about 4 per row, so that a few rows with
@@ -199,27 +199,28 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
     takes; the result equals ``cell_table(*encode_sensitive(...), ...)``. When
     every attribute is an integer or boolean numpy column of small range (or
     is encoded to few groups) and the combinations are few, the rows are
-    counted block by block (:data:`_BLOCK_ROWS` rows at a time) into a dense
-    table of every possible (values, true label, prediction): the columns
-    stay in their own dtype (an int8 column is read as int8), no code or key
-    array of the whole length is made, and the groups are the values that
-    occur. Otherwise the columns are encoded and keyed as :func:`cell_table`
-    does.
+    counted block by block (:data:`_BLOCK_ROWS` rows at a time, so that the
+    temporaries stay in the processor's cache) into a dense table of every
+    possible (values, true label, prediction): the columns are read in their
+    own dtype (an int8 column as int8), the key of a block is built in the
+    smallest integer type that holds it, no code or key array of the whole
+    length is made, and the groups are the values that occur. Otherwise the
+    columns are encoded and keyed as :func:`cell_table` does.
     """
     from ..utils._validation import (
         MSG_SINGLE_GROUP,
-        _small_int_range,
         encode_column,
         sensitive_columns,
+        small_int_bounds,
     )
 
     names, columns = sensitive_columns(sensitive_features, n_samples)
-    parts = []  # per attribute: (column to read, offset, span, its values or None)
+    parts = []  # per attribute: (column to read, lowest value, span, its values or None)
     for attr, col in zip(names, columns):
-        if isinstance(col, np.ndarray) and _small_int_range(col):
-            lo, hi = int(col.min()), int(col.max())
-            parts.append((col.view(np.uint8) if col.dtype.kind == "b" else col, lo,
-                          hi - lo + 1, None))
+        bounds = small_int_bounds(col) if isinstance(col, np.ndarray) else None
+        if bounds is not None:
+            lo, hi = bounds
+            parts.append((col, lo, hi - lo + 1, None))
         else:
             code, values = encode_column(col, attr)
             parts.append((code.astype(_small_dtype(values.shape[0])), 0, values.shape[0],
@@ -235,30 +236,7 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
             groups.append(values)
         return cell_table(codes, names, groups, true_pos, pred_pos, weights)
 
-    counts = np.zeros(n_keys, dtype=np.int64)
-    weight = weight_sq = None
-    if weights is not None:
-        weight, weight_sq = np.zeros(n_keys), np.zeros(n_keys)
-    block = max(_BLOCK_ROWS, n_keys)  # the dense sums cost no more than the rows
-    for start in range(0, n_samples, block):
-        stop = min(start + block, n_samples)
-        key = true_pos[start:stop].astype(np.intp)
-        key *= 2
-        key += pred_pos[start:stop]
-        radix = 4
-        for col, lo, span, _ in reversed(parts):
-            part = col[start:stop].astype(np.intp)
-            if lo:
-                part -= lo
-            part *= radix
-            key += part
-            radix *= span
-        counts += np.bincount(key, minlength=n_keys)
-        if weights is not None:
-            w = weights[start:stop]
-            weight += np.bincount(key, weights=w, minlength=n_keys)
-            weight_sq += np.bincount(key, weights=w * w, minlength=n_keys)
-
+    counts, sums = _dense_counts(parts, n_keys, true_pos, pred_pos, weights)
     present = np.flatnonzero(counts)
     cells = np.empty((present.shape[0], len(parts)), dtype=np.intp)
     rest = present // 4
@@ -266,7 +244,7 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
         cells[:, k] = rest % spans[k]
         rest //= spans[k]
     groups = []
-    for k, (attr, (col, lo, _, values)) in enumerate(zip(names, parts)):
+    for k, (attr, (_, lo, _, values)) in enumerate(zip(names, parts)):
         if values is None:  # the values that occur, and the cells' codes among them
             seen = np.unique(cells[:, k])
             values = (seen + lo).astype(columns[k].dtype)
@@ -277,14 +255,54 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
     label_cell = (present % 4).astype(np.int8)
     count = counts[present]
     if weights is None:
-        weight = count.astype(np.float64)
-        weight_sq = weight
+        weight = weight_sq = count.astype(np.float64)
     else:
-        weight, weight_sq = weight[present], weight_sq[present]
+        weight, weight_sq = sums[0][present], sums[1][present]
     return CellTable(attributes=list(names), groups=groups, codes=cells,
                      y_true=(label_cell >> 1).astype(np.int8),
                      y_pred=(label_cell & 1).astype(np.int8), count=count, weight=weight,
                      weight_sq=weight_sq, weighted=weights is not None)
+
+
+def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
+    """Rows (and weight sums) per dense key ``(values - lowest, label cell)``, block by block.
+
+    The key of a row is ``sum_k value_k * radix_k + 2 t + p - sum_k lowest_k * radix_k``,
+    built in place in two reused buffers of the smallest integer type that
+    holds every partial sum.
+    """
+    radices, radix = [], 4
+    for _, _, span, _ in reversed(parts):
+        radices.append(radix)
+        radix *= span
+    radices.reverse()
+    offset = sum(lo * r for (_, lo, _, _), r in zip(parts, radices))
+    bound = 3 + abs(offset) + sum(max(abs(lo), abs(lo + span - 1)) * r
+                                  for (_, lo, span, _), r in zip(parts, radices))
+    key_dtype = next(np.dtype(d) for d in (np.int16, np.int32, np.int64)
+                     if bound <= np.iinfo(d).max)
+    n = true_pos.shape[0]
+    block = max(_BLOCK_ROWS, n_keys)  # the dense sums cost no more than the rows
+    key_buffer = np.empty(min(block, n), dtype=key_dtype)
+    part_buffer = np.empty_like(key_buffer)
+    counts = np.zeros(n_keys, dtype=np.int64)
+    sums = (np.zeros(n_keys), np.zeros(n_keys)) if weights is not None else None
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        key, part = key_buffer[:stop - start], part_buffer[:stop - start]
+        np.multiply(true_pos[start:stop], 2, out=key, dtype=key_dtype)
+        np.add(key, pred_pos[start:stop], out=key, dtype=key_dtype)
+        for (col, _, _, _), r in zip(parts, radices):
+            np.multiply(col[start:stop], r, out=part, dtype=key_dtype)
+            np.add(key, part, out=key)
+        if offset:
+            np.subtract(key, offset, out=key, dtype=key_dtype)
+        counts += np.bincount(key, minlength=n_keys)
+        if sums is not None:
+            w = weights[start:stop]
+            sums[0][:] += np.bincount(key, weights=w, minlength=n_keys)
+            sums[1][:] += np.bincount(key, weights=w * w, minlength=n_keys)
+    return counts, sums
 
 
 def _small_dtype(n_values):

@@ -559,12 +559,20 @@ def _type_names(col):
     return ", ".join(sorted({type(v).__name__ for v in col.tolist()}))
 
 
+def small_int_bounds(y):
+    """``(lowest, highest)`` of an integer (or bool) array whose range is small enough for
+    bincount (at most about 4 per row), else None."""
+    if y.dtype.kind not in "biu" or y.size == 0:
+        return None
+    lo, hi = int(y.min()), int(y.max())
+    if hi - lo <= 4 * y.size + 1024 and hi <= np.iinfo(np.intp).max:
+        return lo, hi
+    return None
+
+
 def _small_int_range(y):
     """True when ``y`` is integer (or bool) with a range small enough for bincount."""
-    if y.dtype.kind not in "biu" or y.size == 0:
-        return False
-    lo, hi = int(y.min()), int(y.max())
-    return hi - lo <= 4 * y.size + 1024 and hi <= np.iinfo(np.intp).max
+    return small_int_bounds(y) is not None
 
 
 #: rows converted to intp at a time when small integers are counted
@@ -589,9 +597,12 @@ def small_int_counts(y, lo, size):
 
 def fast_unique(y):
     """``np.unique(y)`` in O(n) for small-range integers (sorting 1e6 rows costs ~50 ms)."""
-    if _small_int_range(y):
-        lo = int(y.min())
-        present = np.flatnonzero(small_int_counts(y, lo, int(y.max()) - lo + 1))
+    bounds = small_int_bounds(y)
+    if bounds is not None:
+        lo, hi = bounds
+        if hi - lo <= 1:  # the lowest and the highest occur: nothing else to count
+            return np.array(sorted({lo, hi}), dtype=y.dtype)
+        present = np.flatnonzero(small_int_counts(y, lo, hi - lo + 1))
         return (present + lo).astype(y.dtype, copy=False)
     return np.unique(y)
 

@@ -156,3 +156,13 @@ def test_report_on_int8_columns_equals_the_report_on_strings():
                                text.by_group["selection_rate"].to_numpy())
     np.testing.assert_allclose(small.gaps["demographic_parity_difference"].to_numpy(),
                                text.gaps["demographic_parity_difference"].to_numpy())
+
+
+@pytest.mark.parametrize("values,expected", [
+    ([0, 0, 0], [0]), ([1, 0, 1], [0, 1]), ([5, 7, 5], [5, 7]), ([-1, 1, -1], [-1, 1]),
+    ([True, False], [False, True]), ([3, 4, 6, 4], [3, 4, 6])])
+def test_fast_unique_of_small_integers(values, expected):
+    for dtype in ({np.bool_} if isinstance(values[0], bool) else {np.int8, np.int64}):
+        got = fast_unique(np.asarray(values, dtype=dtype))
+        np.testing.assert_array_equal(got, np.asarray(expected, dtype=dtype))
+        assert got.dtype == np.dtype(dtype)
