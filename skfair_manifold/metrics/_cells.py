@@ -267,18 +267,16 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
 def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
     """Rows (and weight sums) per dense key ``(values - lowest, label cell)``, block by block.
 
-    The key of a row is ``sum_k value_k * radix_k + 2 t + p - sum_k lowest_k * radix_k``,
+    The key of a row, ``sum_k (value_k - lowest_k) * radix_k + 2 t + p``, is
     built in place in two reused buffers of the smallest integer type that
-    holds every partial sum.
+    holds every key and every value read.
     """
     radices, radix = [], 4
     for _, _, span, _ in reversed(parts):
         radices.append(radix)
         radix *= span
     radices.reverse()
-    offset = sum(lo * r for (_, lo, _, _), r in zip(parts, radices))
-    bound = 3 + abs(offset) + sum(max(abs(lo), abs(lo + span - 1)) * r
-                                  for (_, lo, span, _), r in zip(parts, radices))
+    bound = max(n_keys, *(max(abs(lo), abs(lo + span - 1)) for _, lo, span, _ in parts))
     key_dtype = next(np.dtype(d) for d in (np.int16, np.int32, np.int64)
                      if bound <= np.iinfo(d).max)
     n = true_pos.shape[0]
@@ -292,11 +290,13 @@ def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
         key, part = key_buffer[:stop - start], part_buffer[:stop - start]
         np.multiply(true_pos[start:stop], 2, out=key, dtype=key_dtype)
         np.add(key, pred_pos[start:stop], out=key, dtype=key_dtype)
-        for (col, _, _, _), r in zip(parts, radices):
-            np.multiply(col[start:stop], r, out=part, dtype=key_dtype)
+        for (col, lo, _, _), r in zip(parts, radices):
+            if lo:
+                np.subtract(col[start:stop], lo, out=part, dtype=key_dtype)
+                np.multiply(part, r, out=part)
+            else:
+                np.multiply(col[start:stop], r, out=part, dtype=key_dtype)
             np.add(key, part, out=key)
-        if offset:
-            np.subtract(key, offset, out=key, dtype=key_dtype)
         counts += np.bincount(key, minlength=n_keys)
         if sums is not None:
             w = weights[start:stop]

@@ -49,6 +49,8 @@ def _columns(rng, n):
         "uint8": rng.integers(0, 5, n).astype(np.uint8),
         "bool": rng.random(n) < 0.3,
         "int64 offset": rng.integers(10**12, 10**12 + 7, n),
+        "int64 near its limits": rng.choice(np.array([-2**63, 2**63 - 1]), n),
+        "uint64 high": rng.integers(0, 3, n).astype(np.uint64) + np.uint64(2**62),
         "uint16": rng.integers(0, 3, n).astype(np.uint16) * 1000,
         "strings": rng.choice(np.array(["a", "bb", "c"]), n),
         "floats": rng.choice(np.array([0.5, 1.5, -2.0]), n),
