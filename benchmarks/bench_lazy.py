@@ -212,6 +212,8 @@ def main(argv=None):
     parser.add_argument("--skip-polars", action="store_true")
     parser.add_argument("--skip-memory", action="store_true",
                         help="leave out the in-memory run (for the 1e9-row file alone)")
+    parser.add_argument("--memory-only", action="store_true",
+                        help="only the in-memory run (the file is still written if absent)")
     parser.add_argument("--remove-file", action="store_true",
                         help="delete the Parquet file at the end (a 1e9-row file is ~0.6 GB)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
@@ -232,8 +234,8 @@ def main(argv=None):
     print(f"{rows:,} rows, {path.stat().st_size / 2**20:.0f} MiB of Parquet; "
           f"DuckDB {duckdb.__version__}, {os.cpu_count()} cores; best of {args.repeats}")
     gib = 2 ** 30
-    pairs = [("DuckDB", "duckdb-bare", "duckdb-report", rows)]
-    if not args.skip_polars:
+    pairs = [] if args.memory_only else [("DuckDB", "duckdb-bare", "duckdb-report", rows)]
+    if not args.skip_polars and not args.memory_only:
         pairs.append(("polars lazy", "polars-bare", "polars-report", rows))
     print(f"{'engine':<14}{'rows':>14}{'bare s':>9}{'report s':>10}{'ratio':>7}"
           f"{'report peak':>13}{'bare peak':>11}")
