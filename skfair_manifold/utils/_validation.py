@@ -388,6 +388,8 @@ def check_complete(X, *, name="X"):
 
 
 def _check_finite(arr, name):
+    if arr.dtype.kind in "biu":  # always finite: no boolean copy of the column
+        return
     finite = np.isfinite(arr)
     if not finite.all():
         count = int(arr.size - finite.sum())
