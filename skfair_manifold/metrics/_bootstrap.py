@@ -3,11 +3,26 @@
 Resampling ``n`` rows with replacement gives each cell a count drawn from one
 multinomial over the cells (probabilities ``count / n``), so each replicate
 is a draw of the cell counts and costs no pass over the rows: the same
-distribution as resampling rows, exactly, for unweighted data. With sample
-weights each drawn row carries its cell's mean weight (the cell's weight
-times drawn / observed count): exact when weights are constant within cells,
-an approximation otherwise (weights that vary within a cell add variance
-that this draw leaves out).
+distribution as resampling rows, exactly, for unweighted data.
+
+With sample weights, the weight a replicate gives a cell is the sum of the
+weights of its ``k`` drawn rows. The cell table keeps each cell's count
+``c``, weight sum ``W`` and sum of squared weights ``S``, so that sum is
+drawn with the moments it has when rows are resampled: mean ``k W / c`` (the
+cell's mean weight per drawn row) and variance ``k s2`` with ``s2 = S / c -
+(W / c) ** 2`` the variance of the weights within the cell, as a normal
+deviate added to the mean (clipped at 0). It is exact when the weights are
+constant within cells (``s2 = 0``, for example reweighing by group and
+label); when they vary within cells (survey weights) it is the normal
+approximation of the sum, and leaving the variance out makes the interval
+too narrow. Measured by ``tests/metrics/test_cells_bootstrap.py`` (a slow
+simulation: 1,000 data sets of 2,000 rows in two groups with a known
+population difference of weighted selection rates, 300 replicates each):
+the 95% interval of the demographic-parity difference covers it in 0.945 of
+the data sets with weights constant within cells and in 0.941 with weights
+of 1 and 4 varying within cells (0.85 on 200 data sets when each drawn row
+carried only its cell's mean weight). The percentile interval's own limits
+remain: it is a large-sample interval, and it collapses on small groups.
 
 The percentile bootstrap of a gap collapses on small groups (a group of 4
 rows all selected has every replicate rate 1), so the report keeps the
@@ -26,13 +41,30 @@ def replicate_weights(table, n_boot, rng):
     count = table.count.astype(np.float64)
     n = int(table.count.sum())
     probabilities = count / n
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean_weight = np.where(count > 0, table.weight / np.where(count > 0, count, 1.0), 0.0)
+    safe = np.where(count > 0, count, 1.0)
+    mean_weight = np.where(count > 0, table.weight / safe, 0.0)
+    spread = within_cell_spread(table) if table.weighted else None
     block = max(1, _BLOCK_ELEMENTS // max(count.shape[0], 1))
     for start in range(0, n_boot, block):
         stop = min(start + block, n_boot)
         drawn = rng.multinomial(n, probabilities, size=stop - start).astype(np.float64)
-        yield drawn * mean_weight if table.weighted else drawn
+        if not table.weighted:
+            yield drawn
+            continue
+        noise = rng.standard_normal(drawn.shape)  # drawn whatever the spread: same stream
+        totals = drawn * mean_weight + np.sqrt(drawn) * spread * noise
+        yield np.maximum(totals, 0.0, out=totals)
+
+
+def within_cell_spread(table):
+    """Per cell, the standard deviation of its rows' weights (0 below rounding)."""
+    count = table.count.astype(np.float64)
+    safe = np.where(count > 0, count, 1.0)
+    mean = table.weight / safe
+    variance = table.weight_sq / safe - mean * mean
+    # sums in another order (a lazy engine's) leave ~1e-16 relative: weights equal in a cell
+    variance = np.where(variance > 1e-9 * mean * mean, variance, 0.0)
+    return np.sqrt(variance)
 
 
 def group_sums(table, k, cell_weights):

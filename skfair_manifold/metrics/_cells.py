@@ -20,7 +20,10 @@ from math import prod
 
 import numpy as np
 
-__all__ = ["CellTable", "cell_table"]
+__all__ = ["CellTable", "cell_table", "rows_cell_table"]
+
+#: rows of one block of the in-memory counting (its temporaries stay in the cache)
+_BLOCK_ROWS = 1 << 16
 
 #: largest number of combinations (x 4 label cells) counted by one ``np.bincount``
 #: over a dense key (and never more than about 4 per row, so that a few rows with
@@ -187,3 +190,124 @@ def cell_table(codes, names, groups, true_pos, pred_pos, weights=None):
                      y_true=(cell_labels >> 1).astype(np.int8),
                      y_pred=(cell_labels & 1).astype(np.int8), count=count, weight=weight,
                      weight_sq=weight_sq, weighted=weights is not None)
+
+
+def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=None):
+    """The :class:`CellTable` of in-memory rows, in one blocked pass when the codes are small.
+
+    ``sensitive_features`` is what :func:`~..utils._validation.encode_sensitive`
+    takes; the result equals ``cell_table(*encode_sensitive(...), ...)``. When
+    every attribute is an integer or boolean numpy column of small range (or
+    is encoded to few groups) and the combinations are few, the rows are
+    counted block by block (:data:`_BLOCK_ROWS` rows at a time, so that the
+    temporaries stay in the processor's cache) into a dense table of every
+    possible (values, true label, prediction): the columns are read in their
+    own dtype (an int8 column as int8), the key of a block is built in the
+    smallest integer type that holds it, no code or key array of the whole
+    length is made, and the groups are the values that occur. Otherwise the
+    columns are encoded and keyed as :func:`cell_table` does.
+    """
+    from ..utils._validation import (
+        MSG_SINGLE_GROUP,
+        encode_column,
+        sensitive_columns,
+        small_int_bounds,
+    )
+
+    names, columns = sensitive_columns(sensitive_features, n_samples)
+    parts = []  # per attribute: (column to read, lowest value, span, its values or None)
+    for attr, col in zip(names, columns):
+        bounds = small_int_bounds(col) if isinstance(col, np.ndarray) else None
+        if bounds is not None:
+            lo, hi = bounds
+            parts.append((col, lo, hi - lo + 1, None))
+        else:
+            code, values = encode_column(col, attr)
+            parts.append((code.astype(_small_dtype(values.shape[0])), 0, values.shape[0],
+                          values))
+    spans = [span for _, _, span, _ in parts]
+    n_keys = prod(spans) * 4
+    if n_keys > min(_DENSE_KEYS, 4 * n_samples + 1024):
+        codes, groups = [], []
+        for attr, column, (code, _, _, values) in zip(names, columns, parts):
+            if values is None:
+                code, values = encode_column(column, attr)
+            codes.append(code.astype(np.intp, copy=False))
+            groups.append(values)
+        return cell_table(codes, names, groups, true_pos, pred_pos, weights)
+
+    counts, sums = _dense_counts(parts, n_keys, true_pos, pred_pos, weights)
+    present = np.flatnonzero(counts)
+    cells = np.empty((present.shape[0], len(parts)), dtype=np.intp)
+    rest = present // 4
+    for k in range(len(parts) - 1, -1, -1):
+        cells[:, k] = rest % spans[k]
+        rest //= spans[k]
+    groups = []
+    for k, (attr, (_, lo, _, values)) in enumerate(zip(names, parts)):
+        if values is None:  # the values that occur, and the cells' codes among them
+            seen = np.unique(cells[:, k])
+            values = (seen + lo).astype(columns[k].dtype)
+            cells[:, k] = np.searchsorted(seen, cells[:, k])
+            if values.shape[0] < 2:
+                raise ValueError(MSG_SINGLE_GROUP.format(attr=attr, value=values[0]))
+        groups.append(values)
+    label_cell = (present % 4).astype(np.int8)
+    count = counts[present]
+    if weights is None:
+        weight = weight_sq = count.astype(np.float64)
+    else:
+        weight, weight_sq = sums[0][present], sums[1][present]
+    return CellTable(attributes=list(names), groups=groups, codes=cells,
+                     y_true=(label_cell >> 1).astype(np.int8),
+                     y_pred=(label_cell & 1).astype(np.int8), count=count, weight=weight,
+                     weight_sq=weight_sq, weighted=weights is not None)
+
+
+def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
+    """Rows (and weight sums) per dense key ``(values - lowest, label cell)``, block by block.
+
+    The key of a row, ``sum_k (value_k - lowest_k) * radix_k + 2 t + p``, is
+    built in place in two reused buffers of the smallest integer type that
+    holds every key and every value read.
+    """
+    radices, radix = [], 4
+    for _, _, span, _ in reversed(parts):
+        radices.append(radix)
+        radix *= span
+    radices.reverse()
+    bound = max(n_keys, *(max(abs(lo), abs(lo + span - 1)) for _, lo, span, _ in parts))
+    key_dtype = next(np.dtype(d) for d in (np.int16, np.int32, np.int64)
+                     if bound <= np.iinfo(d).max)
+    n = true_pos.shape[0]
+    block = max(_BLOCK_ROWS, n_keys)  # the dense sums cost no more than the rows
+    key_buffer = np.empty(min(block, n), dtype=key_dtype)
+    part_buffer = np.empty_like(key_buffer)
+    counts = np.zeros(n_keys, dtype=np.int64)
+    sums = (np.zeros(n_keys), np.zeros(n_keys)) if weights is not None else None
+    for start in range(0, n, block):
+        stop = min(start + block, n)
+        key, part = key_buffer[:stop - start], part_buffer[:stop - start]
+        np.multiply(true_pos[start:stop], 2, out=key, dtype=key_dtype)
+        np.add(key, pred_pos[start:stop], out=key, dtype=key_dtype)
+        for (col, lo, _, _), r in zip(parts, radices):
+            if lo:
+                np.subtract(col[start:stop], lo, out=part, dtype=key_dtype)
+                np.multiply(part, r, out=part)
+            else:
+                np.multiply(col[start:stop], r, out=part, dtype=key_dtype)
+            np.add(key, part, out=key)
+        counts += np.bincount(key, minlength=n_keys)
+        if sums is not None:
+            w = weights[start:stop]
+            sums[0][:] += np.bincount(key, weights=w, minlength=n_keys)
+            sums[1][:] += np.bincount(key, weights=w * w, minlength=n_keys)
+    return counts, sums
+
+
+def _small_dtype(n_values):
+    """The smallest unsigned integer dtype that holds codes ``0 .. n_values - 1``."""
+    for dtype in (np.uint8, np.uint16, np.uint32):
+        if n_values <= np.iinfo(dtype).max + 1:
+            return np.dtype(dtype)
+    return np.dtype(np.uint64)

@@ -17,8 +17,8 @@ import numpy as np
 from ..utils._docstring import Substitution
 from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
-from ..utils._validation import check_pair, check_sample_weight, encode_sensitive
-from ._cells import cell_table
+from ..utils._validation import check_pair, check_sample_weight
+from ._cells import rows_cell_table
 from ._frames import MSG_NEED_DATA, FrameConstraint, frame_cell_table
 from ._rates import GAP_RATES, gaps_of, rates_of
 from ._common import (
@@ -136,8 +136,7 @@ def _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight, m
     n = y_true.shape[0]
     true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, metric)
     weights = check_sample_weight(sample_weight, n)
-    codes, names, groups = encode_sensitive(sensitive_features, n)
-    return cell_table(codes, names, groups, true_pos, pred_pos, weights)
+    return rows_cell_table(sensitive_features, n, true_pos, pred_pos, weights)
 
 
 def _rate_gaps(table, *, method, metric, what, kind="difference", intersect=False):

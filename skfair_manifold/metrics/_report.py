@@ -23,13 +23,12 @@ from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, Sensi
 from ..utils._validation import (
     check_pair,
     check_sample_weight,
-    encode_sensitive,
     is_dataframe,
     is_series,
     resolve_columns,
     split_columns,
 )
-from ._cells import cell_table
+from ._cells import rows_cell_table
 from ._common import UndefinedFairnessWarning, positive_masks
 from ._frames import (
     MSG_NEED_DATA,
@@ -378,8 +377,7 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
     if estimator is not None and X is None:
         raise ValueError("estimator= needs X, the rows the estimator predicts.")
 
-    codes, attributes, groups = encode_sensitive(A, n)
-    table = cell_table(codes, attributes, groups, true_pos, pred_pos, weights)
+    table = rows_cell_table(A, n, true_pos, pred_pos, weights)
     rows = {"names_given": names_given, "weighted": weights is not None, "y_true": y_true,
             "y_pred": y_pred, "X_hfm": X_hfm, "A": A, "positions": positions}
     return table, _favourable(pos_label, y_true), rng, seed, rows

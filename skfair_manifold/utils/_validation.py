@@ -41,6 +41,7 @@ __all__ = [
     "label_coordinates",
     "locate_column",
     "resolve_columns",
+    "sensitive_columns",
     "split_columns",
 ]
 
@@ -387,6 +388,8 @@ def check_complete(X, *, name="X"):
 
 
 def _check_finite(arr, name):
+    if arr.dtype.kind in "biu":  # always finite: no boolean copy of the column
+        return
     finite = np.isfinite(arr)
     if not finite.all():
         count = int(arr.size - finite.sum())
@@ -558,19 +561,50 @@ def _type_names(col):
     return ", ".join(sorted({type(v).__name__ for v in col.tolist()}))
 
 
+def small_int_bounds(y):
+    """``(lowest, highest)`` of an integer (or bool) array whose range is small enough for
+    bincount (at most about 4 per row), else None."""
+    if y.dtype.kind not in "biu" or y.size == 0:
+        return None
+    lo, hi = int(y.min()), int(y.max())
+    if hi - lo <= 4 * y.size + 1024 and hi <= np.iinfo(np.intp).max:
+        return lo, hi
+    return None
+
+
 def _small_int_range(y):
     """True when ``y`` is integer (or bool) with a range small enough for bincount."""
-    if y.dtype.kind not in "biu" or y.size == 0:
-        return False
-    lo, hi = int(y.min()), int(y.max())
-    return hi - lo <= 4 * y.size + 1024
+    return small_int_bounds(y) is not None
+
+
+#: rows converted to intp at a time when small integers are counted
+_COUNT_BLOCK = 1 << 20
+
+
+def small_int_counts(y, lo, size):
+    """``np.bincount(y - lo, minlength=size)`` block by block.
+
+    The subtraction is made in intp, so an int8 column from -128 to 127 does
+    not wrap, and no intp copy of the whole column is made (8 bytes a row).
+    """
+    counts = np.zeros(size, dtype=np.int64)
+    if y.dtype.kind == "b":
+        y = y.view(np.uint8)
+    for start in range(0, y.shape[0], _COUNT_BLOCK):
+        block = y[start:start + _COUNT_BLOCK].astype(np.intp)
+        block -= lo
+        counts += np.bincount(block, minlength=size)
+    return counts
 
 
 def fast_unique(y):
     """``np.unique(y)`` in O(n) for small-range integers (sorting 1e6 rows costs ~50 ms)."""
-    if _small_int_range(y):
-        lo = int(y.min())
-        present = np.flatnonzero(np.bincount((y - lo).astype(np.intp, copy=False)))
+    bounds = small_int_bounds(y)
+    if bounds is not None:
+        lo, hi = bounds
+        if hi - lo <= 1:  # the lowest and the highest occur: nothing else to count
+            return np.array(sorted({lo, hi}), dtype=y.dtype)
+        present = np.flatnonzero(small_int_counts(y, lo, hi - lo + 1))
         return (present + lo).astype(y.dtype, copy=False)
     return np.unique(y)
 
@@ -584,7 +618,8 @@ def encode_column(col, attr, *, min_groups=2):
     """
     if isinstance(col, np.ndarray) and _small_int_range(col):
         lo = int(col.min())
-        shifted = (col - lo).astype(np.intp, copy=False)
+        shifted = col.astype(np.intp)
+        shifted -= lo  # in intp: an int8 column from -128 to 127 does not wrap
         counts = np.bincount(shifted)
         present = np.flatnonzero(counts)
         lookup = np.zeros(counts.shape[0], dtype=np.intp)
@@ -653,6 +688,22 @@ def encode_sensitive(sensitive_features, n_samples, *, name="sensitive_features"
         The sorted distinct values per attribute (``groups[k][codes[k]]`` gives
         the original values back).
     """
+    names, columns = sensitive_columns(sensitive_features, n_samples, name=name)
+    codes, groups = [], []
+    for attr, col in zip(names, columns):
+        code, values = encode_column(col, attr)
+        codes.append(code)
+        groups.append(values)
+    return codes, names, groups
+
+
+def sensitive_columns(sensitive_features, n_samples, *, name="sensitive_features"):
+    """The names and the columns of :func:`encode_sensitive`'s input, not yet encoded.
+
+    Each column is a numpy array (integer and boolean columns as they are, no
+    copy) or a pandas Series, of length ``n_samples``; what
+    :func:`encode_column` takes.
+    """
     A = sensitive_features
     frame = _narwhals(A) if not (_is_pandas_frame(A) and _needs_positional(A)) else None
     if frame is None and _is_pandas_frame(A):  # MultiIndex or non-text column names
@@ -684,15 +735,11 @@ def encode_sensitive(sensitive_features, n_samples, *, name="sensitive_features"
             raise ValueError(MSG_NOT_2D.format(name=name, shape=arr.shape))
     if not columns:
         raise ValueError(MSG_NO_SENSITIVE.format(name=name))
-    codes, groups = [], []
     for attr, col in zip(names, columns):
         if len(col) != n_samples:
             raise ValueError(MSG_LENGTH.format(name=f"{name} {attr!r}", got=len(col),
                                                other="X", expected=n_samples))
-        code, values = encode_column(col, attr)
-        codes.append(code)
-        groups.append(values)
-    return codes, names, groups
+    return names, columns
 
 
 # --------------------------------------------------------------------------- columns
