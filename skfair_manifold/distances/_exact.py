@@ -429,9 +429,12 @@ def nearest_rows(X, label, code, rows):
     """
     Z = centre_columns(np.asarray(X, dtype=np.float64))
     scale = power_of_two_scale(Z)
-    Z = Z / scale
-    label = np.asarray(label, dtype=np.float64)
-    code = np.asarray(code)
+    return nearest_scaled(Z / scale, scale, np.asarray(label, dtype=np.float64),
+                          np.asarray(code), rows)
+
+
+def nearest_scaled(Z, scale, label, code, rows):
+    """:func:`nearest_rows` on features already centred and divided by ``scale``."""
     nearest, distance = [], []
     for i in rows:
         others = np.flatnonzero(code != code[i])
