@@ -58,16 +58,30 @@ DEFAULT_BUDGET = 512 * 2 ** 20
 #: Rows of other groups kept per row and attribute in the neighbour lists.
 LIST_LENGTH = 32
 _BOUND_SLACK = 2.0 ** -40
+#: Bytes of an array hashed for its key (evenly spaced rows beyond).
+_HASHED_BYTES = 1 << 18
 #: Pairs whose direct distances are computed at once.
 _PAIR_CHUNK = 1 << 14
 
 
-def content_key(tag, *arrays):
-    """A digest of ``tag`` and the arrays' dtypes, shapes and bytes."""
+def content_key(tag, *arrays, sample=False):
+    """A digest of ``tag`` and the arrays' dtypes, shapes and bytes.
+
+    With ``sample``, of an array larger than ``_HASHED_BYTES`` only evenly
+    spaced rows within that size are hashed (a fold's features differ from
+    another fold's in every row; labellings, whose few changed entries may
+    be anywhere, are hashed whole). The key only finds an entry: the arrays are
+    compared in full on every hit, so two arrays with the same key can never
+    share an answer.
+    """
     h = hashlib.blake2b(tag.encode(), digest_size=20)
     for a in arrays:
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a)
         h.update(f"|{a.dtype.str}{a.shape}|".encode())
+        if sample and a.nbytes > _HASHED_BYTES and a.ndim:
+            step = -(-a.nbytes // _HASHED_BYTES)
+            a = a[::step]
+        a = np.ascontiguousarray(a)
         h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
     return h.digest()
 
@@ -105,7 +119,7 @@ class ContentCache:
 
     def fold(self, arrays):
         """The fold of these arrays (created if new, checked on hit), or None if too big."""
-        key = content_key("fold", *arrays)
+        key = content_key("fold", *arrays, sample=True)
         with self._lock:
             fold = self._folds.get(key)
             if fold is not None and fold.matches(arrays):

@@ -117,7 +117,7 @@ def test_memory_bound_and_least_recently_used(fresh_cache):
 
 
 def test_a_hash_collision_is_caught_on_hit(fresh_cache, monkeypatch):
-    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays: b"same")
+    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays, **kw: b"same")
     X, codes, y_true = fold_data(7, n=300)
     for Xi in (X, X[::-1].copy(), X * 2):
         for y_pred in (y_true, 1 - y_true, np.zeros_like(y_true)):
@@ -193,3 +193,17 @@ def test_ranking_error_bounds_the_single_precision_form():
         exact = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
         err = _reuse.ranking_error(sq, np.sqrt(sq.max()), Z.shape[1])
         assert np.all(np.abs(form - exact) <= err[:, None])
+
+
+def test_arrays_differing_outside_the_hashed_rows_are_told_apart(fresh_cache, monkeypatch):
+    """The key hashes some rows of a large array; the full comparison on hit
+    still tells apart two arrays that differ only elsewhere."""
+    monkeypatch.setattr(_reuse, "_HASHED_BYTES", 64)
+    X, codes, y_true = fold_data(8, n=300)
+    X2 = X.copy()
+    X2[1] += 0.25  # row 1 is not among the hashed rows
+    assert _reuse.content_key("fold", X, sample=True) == \
+        _reuse.content_key("fold", X2, sample=True)
+    for Xi in (X, X2, X):
+        got = _reuse.exact_rows(Xi, [y_true, 1 - y_true], codes)
+        assert np.array_equal(got, exact_row_distances(Xi, [y_true, 1 - y_true], codes))
