@@ -6,8 +6,9 @@ folds (``GridSearchCV``, one worker, ``refit=False``), scored with
 - accuracy + demographic parity + equal opportunity (``DP/EO``);
 - accuracy + ``hfm_avg_scorer`` + ``hfm_max_scorer`` with the search's reuse
   (``HFM``): the true labels' distances once per fold, the predictions'
-  distances once per call for both scorers, neighbour lists from the second
-  candidate of a fold on (``distances/_reuse.py``);
+  distances once per call for both scorers, neighbour lists built by the
+  first candidate of a fold and answering every labelling
+  (``distances/_reuse.py``);
 - the same HFM search with reuse off (cache budget 0): what every search paid
   before.
 
@@ -24,8 +25,8 @@ The searches:
 Printed per search: the three times, ``HFM / DP-EO`` (target at most 1.15
 for the Adult search) and ``no reuse / DP-EO``; that the HFM scores with and
 without reuse are equal bit for bit; and, on the first fold, the HFM scoring
-time of the first candidate, of the second (which builds the neighbour
-lists) and the mean of the later ones, beside one uncached scoring.
+time of the first candidate (which builds the neighbour lists) and the cost
+per candidate after the first, beside one uncached scoring.
 
 Usage (hold the benchmarks' lock while timing)::
 
@@ -158,9 +159,10 @@ def bench(label, model, grid, X, y, A, cv):
         "",
         f"HFM scores with and without reuse equal bit for bit: {same}",
         "",
-        f"HFM scoring (avg + max) per candidate on the first fold ({n_test:,} test rows): "
-        f"first {with_reuse[0]:.3f} s, second {with_reuse[1]:.3f} s (builds the lists), "
-        f"later candidates {np.mean(with_reuse[2:]):.3f} s on average; without reuse "
+        f"HFM scoring (avg + max, predictions included) per candidate on the first fold "
+        f"({n_test:,} test rows): first {with_reuse[0]:.3f} s (builds the neighbour "
+        f"lists), each candidate after the first {np.mean(with_reuse[1:]):.3f} s on "
+        f"average (median {np.median(with_reuse[1:]):.3f} s); without reuse "
         f"{np.mean(without):.3f} s per candidate.",
     ]
     return "\n".join(lines)

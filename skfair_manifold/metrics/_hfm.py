@@ -183,6 +183,30 @@ def _summary(rows, stats, names, method, extras):
 
 
 @validate_params(PARAMS, prefer_skip_nested_validation=True)
+def scorer_report(kind, y_true, y_pred, *, X=None, sensitive_features, method="auto",
+                  scale=True, m1=DEFAULT_M1, m2=None, n_vectors=2, random_state=None,
+                  n_jobs=None, candidates="positions", sample_size=DEFAULT_SAMPLE_SIZE,
+                  max_checks=None, confidence=0.95):
+    """The report behind ``hfm_max`` (``kind="max"``) or ``hfm_avg`` (``"avg"``), warned.
+
+    For the scorers: ``report["hfm_" + kind]`` is the metric's value bit for
+    bit, and with the exact engine the report also holds the other kind's.
+    """
+    report = _compute(
+        y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
+        n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates,
+        sample_size=sample_size, max_checks=max_checks, confidence=confidence,
+        want_max=kind == "max")
+    warn_kind(kind, report)
+    return report
+
+
+def warn_kind(kind, report):
+    """The metric's warning of an undefined value of ``hfm_<kind>``."""
+    _warn_undefined(f"hfm_{kind}", report[f"d_{kind}"], report[f"d_f_{kind}"])
+
+
+@validate_params(PARAMS, prefer_skip_nested_validation=True)
 @Substitution(params=PARAMS_DOC, notes=LOG_NOTE)
 def hfm_report(
     y_true: ArrayLike,
