@@ -330,7 +330,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         maximum and the sum of the row distances of that projection alone.
     """
     Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    Z = centre_columns(Z, name="X", first_name="the label")
+    Z = centre_columns(Z, name="X", first_name="the label", copy=False)  # our own copy
     scale = power_of_two_scale(Z)
     Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
     n, d = Z.shape

@@ -57,7 +57,7 @@ from threadpoolctl import threadpool_limits
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
-    power_of_two_scale,
+    scaled_features,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
@@ -92,13 +92,13 @@ def _identical_rows(X):
     n, d = X.shape
     if d == 0:
         return np.zeros(n, dtype=np.int64)
-    bits = (X + 0.0).view(np.uint64)  # a new C-contiguous array; -0.0 becomes 0.0
     mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63, size=d, dtype=np.uint64)
     mult |= np.uint64(1)
     with np.errstate(over="ignore"):
         h = np.zeros(n, dtype=np.uint64)
-        for j in range(d):
-            h ^= bits[:, j] * mult[j]
+        for j in range(d):  # one column at a time: no copy of X
+            bits = (X[:, j] + 0.0).view(np.uint64)  # -0.0 becomes 0.0
+            h ^= bits * mult[j]
             h = (h << np.uint64(13)) | (h >> np.uint64(51))
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -152,11 +152,17 @@ class _Layout:
         self.row_to_unique = rank[inverse.reshape(-1)]  # original row -> sorted unique
         self.cell = ucell[order]
         self.feat = ufeat[order]
-        self.X = np.ascontiguousarray(X[first[order]])
+        # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r; the
+        # features are a view of it (one copy of X, filled in chunks).
+        keep = first[order]
+        d = X.shape[1]
+        self.X_ref = np.empty((keep.size, d + 1))
+        self.X = self.X_ref[:, :d]
+        for s in range(0, keep.size, 1 << 14):
+            self.X[s:s + (1 << 14)] = X[keep[s:s + (1 << 14)]]
         self.sq_norms = np.einsum("ij,ij->i", self.X, self.X)
+        self.X_ref[:, d] = self.sq_norms
         self.max_norm = float(np.sqrt(self.sq_norms.max())) if n else 0.0
-        # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r.
-        self.X_ref = np.hstack([self.X, self.sq_norms[:, None]])
         self.n_unique = self.X.shape[0]
         self.n_cells = n_cells
         self.cell_starts = np.searchsorted(self.cell, np.arange(n_cells))
@@ -359,13 +365,13 @@ class ExactEngine:
     """
 
     def __init__(self, X, labels, codes, *, working_memory=None):
-        X = centre_columns(np.asarray(X, dtype=np.float64))
         labels = [np.asarray(y, dtype=np.float64) for y in labels]
         if labels:
             centre_columns(np.column_stack(labels), name="the labels")
-        scale = power_of_two_scale(X)
         # Division by a power of two is exact: the algebra runs on O(1) values.
-        self.layout = _Layout(X / scale, labels, list(codes))
+        X, scale = scaled_features(X)
+        self.layout = _Layout(X, labels, list(codes))
+        del X
         self.layout.scale = scale
         self.working_memory = (working_memory * 2 ** 20 if working_memory is not None
                                else working_memory_bytes())
@@ -427,10 +433,9 @@ def nearest_rows(X, label, code, rows):
     -------
     nearest : ndarray of int, distance : ndarray of float
     """
-    Z = centre_columns(np.asarray(X, dtype=np.float64))
-    scale = power_of_two_scale(Z)
-    return nearest_scaled(Z / scale, scale, np.asarray(label, dtype=np.float64),
-                          np.asarray(code), rows)
+    Z, scale = scaled_features(X)
+    return nearest_scaled(Z, scale, np.asarray(label, dtype=np.float64), np.asarray(code),
+                          rows)
 
 
 def nearest_scaled(Z, scale, label, code, rows):

@@ -142,14 +142,15 @@ def distance_features(X, *, name="X"):
     return out
 
 
-def centre_columns(Z, *, name="X", first_name=None):
+def centre_columns(Z, *, name="X", first_name=None, copy=True):
     """``Z`` (float64, finite) centred on the midpoint of each column's range.
 
     ``first_name`` names column 0 in errors when it is not a column of
-    ``name`` (the label in front of the features).
+    ``name`` (the label in front of the features). ``copy=False`` centres
+    ``Z`` itself (an array the caller owns) and returns it.
     """
     if Z.shape[1] == 0:
-        return Z.copy()
+        return Z.copy() if copy else Z
     lo, hi = Z.min(axis=0), Z.max(axis=0)
     with np.errstate(over="ignore"):
         span = hi - lo
@@ -161,7 +162,22 @@ def centre_columns(Z, *, name="X", first_name=None):
         else:
             column, where = j, name
         raise ValueError(MSG_RANGE.format(column=column, name=where))
-    return Z - (lo / 2 + hi / 2)
+    if copy:
+        return Z - (lo / 2 + hi / 2)
+    Z -= lo / 2 + hi / 2
+    return Z
+
+
+def scaled_features(X):
+    """One float64 copy of ``X``, centred and divided by its power-of-two scale, and the scale.
+
+    The engines' coordinates (see the module's steps 2 and 3), made with a
+    single copy of ``X``: the centring and the (exact) division run in place.
+    """
+    Z = centre_columns(np.asarray(X, dtype=np.float64))
+    scale = power_of_two_scale(Z)
+    Z /= scale
+    return Z, scale
 
 
 def power_of_two_scale(Z):

@@ -50,7 +50,7 @@ from skfair_manifold.distances._exact import (
     gram_error,
     pair_feature_distances,
 )
-from skfair_manifold.distances._numerics import centre_columns, power_of_two_scale
+from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
 #: Bytes the cache may hold in each process (arrays kept for the check included).
@@ -282,9 +282,7 @@ class NeighbourLists:
             self._build(X, codes, length, working_memory)
 
     def _build(self, X, codes, length, working_memory):
-        Z = centre_columns(np.asarray(X, dtype=np.float64))
-        scale = power_of_two_scale(Z)
-        Z = Z / scale  # exact, as in the engine: the same scaled coordinates
+        Z, scale = scaled_features(X)  # as in the engine: the same scaled coordinates
         n, d = Z.shape
         sq = np.einsum("ij,ij->i", Z, Z)
         max_norm = float(np.sqrt(sq.max())) if n else 0.0

@@ -60,7 +60,9 @@ def _min_max(X):
     lo = X.min(axis=0)
     span = X.max(axis=0) - lo
     span[span == 0] = 1.0
-    return (X - lo) / span
+    out = X - lo  # one copy; the division in place
+    out /= span
+    return out
 
 
 def _prepare(X, labels, sensitive_features, *, scale):
@@ -131,6 +133,7 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         engine = ExactEngine(X, labels, codes)
         cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
                        n_jobs=n_jobs)
+        del engine  # its layout (a copy of X) is not needed any more
         stats = certified_statistics(rows, cert, sample, budget, z)
         settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
                         sample_size=int(sample.size))
