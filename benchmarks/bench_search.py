@@ -189,6 +189,13 @@ def bench(label, model, grid, X, y, A, cv):
 
 
 def main():
+    import warnings
+
+    from skfair_manifold.metrics import UndefinedFairnessWarning
+
+    # EO's note on groups without a positive row, printed once per call, would
+    # time the terminal: both searches run with it silenced.
+    warnings.simplefilter("ignore", UndefinedFairnessWarning)
     args = parse_args(__doc__.splitlines()[0])
     sections = [f"# HFM in a model search\n\n{machine()}; sklearn {sklearn.__version__}"]
     sections.append(bench(*adult_search(args.data_dir, args.quick)))
