@@ -46,6 +46,7 @@ from numpy.lib.stride_tricks import as_strided
 from sklearn.utils import check_random_state
 
 from skfair_manifold.distances._numerics import (
+    apply_min_max,
     centre_columns,
     check_distances_finite,
     power_of_two_scale,
@@ -294,7 +295,7 @@ def _run_projections(points, W, want_totals):
 
 def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs=None,
                          reduce="row", projections=None, working_memory=None,
-                         candidates="positions"):
+                         candidates="positions", minmax=None):
     """Approximate distance from each row to the nearest row of another group.
 
     Private entry point of the engine: the inputs are trusted.
@@ -320,6 +321,9 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         each side. ``"others"``: the ``m2`` other-group rows nearest in
         projected order on each side, found as slices of each group's
         complement in projected order (no band limit).
+    minmax : tuple of ndarray, optional
+        ``(lo, span)`` of :func:`._numerics.min_max`: the features are
+        ``(X - lo) / span``, scaled in this function's own copy.
 
     Returns
     -------
@@ -330,6 +334,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         maximum and the sum of the row distances of that projection alone.
     """
     Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
+    apply_min_max(Z[:, 1:], minmax)  # the features of our own copy, in place
     Z = centre_columns(Z, name="X", first_name="the label", copy=False)  # our own copy
     scale = power_of_two_scale(Z)
     Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values

@@ -362,14 +362,17 @@ class ExactEngine:
     working_memory : float, default=None
         MiB of working memory shared by the workers (default:
         ``sklearn.get_config()["working_memory"]``).
+    minmax : tuple of ndarray, default=None
+        ``(lo, span)`` of :func:`._numerics.min_max`: the distances are those
+        of ``(X - lo) / span``, scaled in the engine's own copy of ``X``.
     """
 
-    def __init__(self, X, labels, codes, *, working_memory=None):
+    def __init__(self, X, labels, codes, *, working_memory=None, minmax=None):
         labels = [np.asarray(y, dtype=np.float64) for y in labels]
         if labels:
             centre_columns(np.column_stack(labels), name="the labels")
         # Division by a power of two is exact: the algebra runs on O(1) values.
-        X, scale = scaled_features(X)
+        X, scale = scaled_features(X, minmax)
         self.layout = _Layout(X, labels, list(codes))
         del X
         self.layout.scale = scale
@@ -421,7 +424,7 @@ class ExactEngine:
         return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
 
 
-def nearest_rows(X, label, code, rows):
+def nearest_rows(X, label, code, rows, *, minmax=None):
     """For each of ``rows``, the nearest row of another group of ``code`` and its distance.
 
     A plain search over all rows of other groups with the engine's pair
@@ -433,7 +436,7 @@ def nearest_rows(X, label, code, rows):
     -------
     nearest : ndarray of int, distance : ndarray of float
     """
-    Z, scale = scaled_features(X)
+    Z, scale = scaled_features(X, minmax)
     return nearest_scaled(Z, scale, np.asarray(label, dtype=np.float64), np.asarray(code),
                           rows)
 
@@ -451,7 +454,7 @@ def nearest_scaled(Z, scale, label, code, rows):
     return np.array(nearest, dtype=np.intp), np.array(distance)
 
 
-def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
+def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None, minmax=None):
     """Distance from each row to the nearest row of another group (exact).
 
     Private entry point of the engine: the inputs are trusted (validated by
@@ -462,5 +465,5 @@ def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
     -------
     distances : ndarray of shape (len(labels), len(codes), n_samples)
     """
-    engine = ExactEngine(X, labels, codes, working_memory=working_memory)
+    engine = ExactEngine(X, labels, codes, working_memory=working_memory, minmax=minmax)
     return engine.all_rows(n_jobs=n_jobs)

@@ -168,13 +168,37 @@ def centre_columns(Z, *, name="X", first_name=None, copy=True):
     return Z
 
 
-def scaled_features(X):
+def min_max(X):
+    """``(lo, span)`` of each column of ``X``, a constant column's span 1.
+
+    ``(X - lo) / span`` scales every column to [0, 1]; the engines apply it
+    to their own copy of ``X`` (:func:`apply_min_max`), so no scaled copy of
+    ``X`` is kept beside them.
+    """
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    span[span == 0] = 1.0
+    return lo, span
+
+
+def apply_min_max(Z, minmax):
+    """``Z`` (an array the caller owns) min-max scaled in place by ``minmax`` (or None)."""
+    if minmax is not None:
+        Z -= minmax[0]
+        Z /= minmax[1]
+    return Z
+
+
+def scaled_features(X, minmax=None):
     """One float64 copy of ``X``, centred and divided by its power-of-two scale, and the scale.
 
     The engines' coordinates (see the module's steps 2 and 3), made with a
-    single copy of ``X``: the centring and the (exact) division run in place.
+    single copy of ``X``: the min-max scaling (``minmax`` from
+    :func:`min_max`, or None), the centring and the (exact) division run in
+    place.
     """
-    Z = centre_columns(np.asarray(X, dtype=np.float64))
+    Z = np.array(X, dtype=np.float64)  # the copy
+    Z = centre_columns(apply_min_max(Z, minmax), copy=False)
     scale = power_of_two_scale(Z)
     Z /= scale
     return Z, scale

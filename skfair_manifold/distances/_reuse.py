@@ -277,12 +277,12 @@ class NeighbourLists:
     distances in the data's units.
     """
 
-    def __init__(self, X, codes, *, length=LIST_LENGTH, working_memory=None):
+    def __init__(self, X, codes, *, length=LIST_LENGTH, working_memory=None, minmax=None):
         with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-            self._build(X, codes, length, working_memory)
+            self._build(X, codes, length, working_memory, minmax)
 
-    def _build(self, X, codes, length, working_memory):
-        Z, scale = scaled_features(X)  # as in the engine: the same scaled coordinates
+    def _build(self, X, codes, length, working_memory, minmax):
+        Z, scale = scaled_features(X, minmax)  # as in the engine: the same scaled coordinates
         n, d = Z.shape
         sq = np.einsum("ij,ij->i", Z, Z)
         max_norm = float(np.sqrt(sq.max())) if n else 0.0
@@ -372,20 +372,21 @@ class NeighbourLists:
         return out, undecided
 
 
-def exact_rows(X, labels, codes, *, n_jobs=None):
+def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None):
     """Exact row distances (len(labels), K, n), reusing what the cache holds.
 
-    Equal bit for bit to ``exact_row_distances(X, labels, codes)``.
+    Equal bit for bit to ``exact_row_distances(X, labels, codes, minmax=minmax)``.
     """
     store = _CACHE
     labels = [np.ascontiguousarray(y, dtype=np.float64) for y in labels]
     codes = [np.ascontiguousarray(c) for c in codes]
     if store.budget <= 0:
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
     X = np.ascontiguousarray(X, dtype=np.float64)
-    key, fold = store.fold((X, *codes))
+    scaling = () if minmax is None else tuple(np.asarray(a, dtype=np.float64) for a in minmax)
+    key, fold = store.fold((X, *codes, *scaling))
     if fold is None:  # larger than the whole budget
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
     results = [store.rows(fold, y) for y in labels]
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
@@ -394,17 +395,17 @@ def exact_rows(X, labels, codes, *, n_jobs=None):
             # New rows: build the lists at once (one pass over the pairs, in
             # single precision) and answer every labelling from them, the
             # first one included.
-            lists = NeighbourLists(X, codes, length=LIST_LENGTH)
+            lists = NeighbourLists(X, codes, length=LIST_LENGTH, minmax=minmax)
             store.add_lists(key, fold, lists)
         if lists is None:
             # The lists would not fit the budget: one joint pass of the engine.
             fresh = exact_row_distances(X, [labels[i] for i in missing], codes,
-                                        n_jobs=n_jobs)
+                                        n_jobs=n_jobs, minmax=minmax)
             for i, rows in zip(missing, fresh):
                 results[i] = rows
         else:
             for i in missing:
-                results[i] = _answer(lists, X, labels[i], codes, n_jobs)
+                results[i] = _answer(lists, X, labels[i], codes, n_jobs, minmax)
         for i in missing:
             store.add_rows(key, fold, labels[i], results[i])
     return np.stack([np.array(r, copy=True) for r in results])
@@ -423,11 +424,11 @@ _PLAIN_ROWS = 64
 _KEPT_ROWS = 16
 
 
-def _answer(lists, X, y, codes, n_jobs):
+def _answer(lists, X, y, codes, n_jobs, minmax):
     rows, undecided = lists.answer(y)
     todo = np.flatnonzero(undecided.any(axis=0))
     if todo.size > _PLAIN_ROWS:
-        engine = ExactEngine(X, [y], codes)
+        engine = ExactEngine(X, [y], codes, minmax=minmax)
         rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
     else:
         # A few rows (the same ones for most labellings): their feature

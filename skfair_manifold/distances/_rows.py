@@ -23,7 +23,7 @@ from skfair_manifold.distances._certified import (
     exact_statistics,
 )
 from skfair_manifold.distances._exact import ExactEngine
-from skfair_manifold.distances._numerics import distance_features
+from skfair_manifold.distances._numerics import distance_features, min_max
 from skfair_manifold.distances._reuse import exact_rows
 from skfair_manifold.distances._witnesses import witnesses
 from skfair_manifold.utils._validation import (
@@ -56,17 +56,12 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size):
     return n_samples <= max(sample_size, AUTO_ROWS)
 
 
-def _min_max(X):
-    lo = X.min(axis=0)
-    span = X.max(axis=0) - lo
-    span[span == 0] = 1.0
-    out = X - lo  # one copy; the division in place
-    out /= span
-    return out
-
-
 def _prepare(X, labels, sensitive_features, *, scale):
-    """Features (converted once), both label vectors as float64, group codes."""
+    """Features (converted once), both label vectors as float64, group codes.
+
+    The min-max scaling is returned as ``(lo, span)``: each engine applies it
+    to its own copy of ``X`` (so no scaled copy is kept beside theirs).
+    """
     X = check_features(distance_features(X))
     n = X.shape[0]
     if n < 2:
@@ -76,9 +71,8 @@ def _prepare(X, labels, sensitive_features, *, scale):
         raise ValueError(MSG_LENGTH.format(name="y_true", got=y_true.shape[0], other="X",
                                            expected=n))
     codes, names, groups = encode_sensitive(sensitive_features, n)
-    if scale:
-        X = _min_max(X)
-    return X, [y_true, y_pred], codes, names, groups
+    minmax = min_max(X) if scale else None
+    return X, minmax, [y_true, y_pred], codes, names, groups
 
 
 def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vectors,
@@ -106,10 +100,12 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         (the approximation's ``m1``, ``m2`` used, ``n_vectors``,
         ``candidates``, ``sample_size`` drawn; empty for exact); ``names``
         and ``groups`` of the attributes; ``witnesses`` (see
-        :func:`._witnesses.witnesses`) or None; and the prepared ``X``,
-        ``labels`` and ``codes``.
+        :func:`._witnesses.witnesses`) or None; and the prepared ``X``
+        (converted, not min-max scaled), ``minmax`` (``(lo, span)`` of the
+        scaling the engines apply, or None), ``labels`` and ``codes``.
     """
-    X, labels, codes, names, groups = _prepare(X, labels, sensitive_features, scale=scale)
+    X, minmax, labels, codes, names, groups = _prepare(X, labels, sensitive_features,
+                                                       scale=scale)
     n, p = X.shape
     m2 = resolve_settings(n, p, m2, n_vectors)  # checks n_vectors for every method
     if method == "auto":
@@ -117,7 +113,7 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
     settings = {}
     z = _normal_quantile(confidence)
     if method == "exact":
-        rows = exact_rows(X, labels, codes, n_jobs=n_jobs)
+        rows = exact_rows(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
         stats = exact_statistics(rows)
     else:
         rng = check_random_state(random_state)
@@ -126,11 +122,11 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         rows = np.stack([
             approx_row_distances(X, y, codes, m1=m1, m2=m2, n_vectors=n_vectors,
                                  random_state=None, n_jobs=n_jobs, projections=W,
-                                 candidates=candidates)
+                                 candidates=candidates, minmax=minmax)
             for y in labels])
         sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
         budget = sample_size if max_checks is None else max_checks
-        engine = ExactEngine(X, labels, codes)
+        engine = ExactEngine(X, labels, codes, minmax=minmax)
         cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
                        n_jobs=n_jobs)
         del engine  # its layout (a copy of X) is not needed any more
@@ -138,10 +134,11 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
                         sample_size=int(sample.size))
     stats.z = z
-    found = (witnesses(X, labels, codes, names, groups, rows) if with_witnesses
-             else None)
+    found = (witnesses(X, labels, codes, names, groups, rows, minmax=minmax)
+             if with_witnesses else None)
     return Bunch(rows=rows, stats=stats, method=method, settings=settings, names=names,
-                 groups=groups, witnesses=found, X=X, labels=labels, codes=codes)
+                 groups=groups, witnesses=found, X=X, minmax=minmax, labels=labels,
+                 codes=codes)
 
 
 def _normal_quantile(confidence):
