@@ -157,12 +157,15 @@ def _band(points, order, padded):
         prod = np.matmul(tiles, windows.transpose(0, 2, 1))
         band[t0 * tile:t1 * tile] = prod[:, local[:, None], cols].reshape(-1, 2 * width)
     band = band[:n]
-    pos = np.arange(n)[:, None] + offsets[None, :]
+    # Positions in the narrowest integer that holds them (memory: n x 2 m2).
+    index = np.int32 if n < 2 ** 31 - 2 * width else np.intp
+    pos = np.arange(n, dtype=index)[:, None] + offsets.astype(index)[None, :]
     valid = (pos >= 0) & (pos < n)
     np.clip(pos, 0, n - 1, out=pos)
     band *= -2.0
     band += sq_sorted[:, None]
-    band += sq_sorted[pos]
+    for c in range(band.shape[1]):  # a column at a time: no (n, 2 m2) temporary
+        band[:, c] += sq_sorted[pos[:, c]]
     np.maximum(band, 0.0, out=band)
     band[~valid] = np.inf
     return band, pos
