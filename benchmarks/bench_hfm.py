@@ -26,6 +26,14 @@ row with an exact value (0.5 % from 100,000 rows); ``"auto"`` at most 1.1
 times the faster engine; at 1,000,000 x 20 the approximation in at most 3
 times the exact time at 100,000 x 20, under 3 GB.
 
+Peak memory (``--memory``): ``hfm_report`` in a fresh process per case,
+measured with tracemalloc (which sees every numpy buffer), above the input,
+in multiples of ``X``'s bytes, for exact at 20,000 rows and the certified
+approximation at 200,000 and ``--million`` rows (20 features), under
+``--working-memory`` MiB of scikit-learn's working memory; ``--before DIR``
+measures another checkout's package (say ``git archive 027ceef
+skfair_manifold | tar -x -C DIR``) beside this one.
+
 Usage (hold the benchmarks' lock while timing)::
 
     flock /tmp/bench.lock python benchmarks/bench_hfm.py [--quick] [--seeds 10]
@@ -33,6 +41,7 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --m1-sweep  # width and time vs m1
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --memory --before DIR  # peak memory
 """
 
 import argparse
@@ -204,7 +213,7 @@ def memory(args):
             f"{(after['peak'] - wm * 2**20) / x:.2f} |")
         print(lines[-1], flush=True)
     text = "\n".join(lines)
-    print(text)
+    write_result("bench_hfm_memory", f"# HFM peak memory\n\n{machine()}\n\n{text}")
     return text
 
 
