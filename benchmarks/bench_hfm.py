@@ -26,6 +26,14 @@ row with an exact value (0.5 % from 100,000 rows); ``"auto"`` at most 1.1
 times the faster engine; at 1,000,000 x 20 the approximation in at most 3
 times the exact time at 100,000 x 20, under 3 GB.
 
+Peak memory (``--memory``): ``hfm_report`` in a fresh process per case,
+measured with tracemalloc (which sees every numpy buffer), above the input,
+in multiples of ``X``'s bytes, for exact at 20,000 rows and the certified
+approximation at 200,000 and ``--million`` rows (20 features), under
+``--working-memory`` MiB of scikit-learn's working memory; ``--before DIR``
+measures another checkout's package (say ``git archive 027ceef
+skfair_manifold | tar -x -C DIR``) beside this one.
+
 Usage (hold the benchmarks' lock while timing)::
 
     flock /tmp/bench.lock python benchmarks/bench_hfm.py [--quick] [--seeds 10]
@@ -33,6 +41,7 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --m1-sweep  # width and time vs m1
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --memory --before DIR  # peak memory
 """
 
 import argparse
@@ -144,6 +153,77 @@ def million(n):
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+MEMORY_CODE = """
+import json, sys, tracemalloc
+sys.path.insert(0, {tree!r})
+import numpy as np
+import sklearn
+import skfair_manifold
+from skfair_manifold.metrics import hfm_report
+assert skfair_manifold.__file__.startswith({tree!r}), skfair_manifold.__file__
+rng = np.random.default_rng(0)  # the data of uniform() above
+X = rng.random(({n}, {p}))
+A = np.column_stack([rng.integers(0, 2, {n}), rng.integers(0, 5, {n})])
+y_true = (X[:, 0] > 0.5).astype(int)
+y_pred = np.where(rng.random({n}) < 0.1, 1 - y_true, y_true)
+if not {reuse}:
+    from skfair_manifold.distances import _reuse
+    _reuse.cache().budget = 0  # no neighbour lists or copies kept for later calls
+tracemalloc.start()
+base = tracemalloc.get_traced_memory()[0]
+with sklearn.config_context(working_memory={wm}):
+    r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method={method!r},
+                   random_state=0, n_jobs=1)
+peak = tracemalloc.get_traced_memory()[1] - base
+print(json.dumps({{"peak": peak, "x": X.nbytes, "d_avg": r.d_avg}}))
+"""
+
+
+def memory_peak(n, p, method, working_memory, tree=None, reuse=True):
+    """Peak traced memory (tracemalloc: every numpy buffer) of one ``hfm_report`` above
+    its input, in a fresh process; ``tree`` puts another checkout's package first."""
+    import os
+    from pathlib import Path
+
+    tree = Path(__file__).resolve().parents[1] if tree is None else Path(tree).resolve()
+    code = MEMORY_CODE.format(tree=str(tree), n=n, p=p, method=method, wm=working_memory,
+                              reuse=reuse)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True, env=env)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def memory(args):
+    """Peak memory above the input, in multiples of X, this checkout and ``--before``."""
+    wm = args.working_memory
+    cases = [("exact", 20_000), ("approx", 200_000), ("approx", args.million)]
+    lines = [f"Peak memory of hfm_report above its input (tracemalloc, numpy buffers "
+             f"included), 20 features, working_memory={wm} MiB, one worker; in "
+             f"multiples of X's bytes (target: at most 3 x X beyond the working memory).",
+             "The exact path keeps, for the calls of a search, a copy of X and the "
+             "neighbour lists (bounded by the cache's budget, 512 MiB): 'cache off' is "
+             "the computation alone (cache budget 0); the approximation keeps nothing.",
+             "", "| method | rows | X MiB | before: peak / X | after: peak / X | "
+             "after, cache off: peak / X | after, cache off: (peak - working memory) / X |",
+             "|---|---|---|---|---|---|---|"]
+    for method, n in cases:
+        after = memory_peak(n, 20, method, wm)
+        off = memory_peak(n, 20, method, wm, reuse=False) if method == "exact" else after
+        before = memory_peak(n, 20, method, wm, args.before) if args.before else None
+        x = after["x"]
+        if before is not None:
+            assert before["d_avg"] == after["d_avg"], "the values moved"
+        lines.append(
+            f"| {method} | {n:,} | {x / 2**20:.0f} | "
+            f"{fmt(before and before['peak'] / x, '.2f')} | {after['peak'] / x:.2f} | "
+            f"{off['peak'] / x:.2f} | {(off['peak'] - wm * 2**20) / x:.2f} |")
+        print(lines[-1], flush=True)
+    text = "\n".join(lines)
+    write_result("bench_hfm_memory", f"# HFM peak memory\n\n{machine()}\n\n{text}")
+    return text
 
 
 def fmt(v, spec):
@@ -284,6 +364,12 @@ def main(argv=None):
                         help="timed runs per engine and data set, the best kept (default: "
                              "2 in the table, 3 in --crossover; the 1,000,000-row run is "
                              "timed once)")
+    parser.add_argument("--memory", action="store_true",
+                        help="peak memory above the input (this checkout and --before)")
+    parser.add_argument("--before", default=None,
+                        help="a folder holding another checkout's skfair_manifold package")
+    parser.add_argument("--working-memory", type=int, default=64,
+                        help="MiB of scikit-learn's working_memory in --memory (default 64)")
     parser.add_argument("--candidates", action="store_true",
                         help='time of candidates="others" against "positions"')
     args = parser.parse_args(argv)
@@ -291,7 +377,9 @@ def main(argv=None):
         args.seeds = 3 if args.quick else 10
     if args.repeat is None:
         args.repeat = 3 if args.crossover else 2
-    if args.blas:
+    if args.memory:
+        memory(args)
+    elif args.blas:
         blas(args)
     elif args.m1_sweep:
         m1_sweep(args)

@@ -255,6 +255,19 @@ def transformed_features(estimator, X, drop_columns, scorer="scorer"):
     return Xt[:, keep], [names[j] for j in keep]
 
 
+def _call_cache(method_caller):
+    """The cache of one multi-metric call of scikit-learn (a dict), or None.
+
+    ``method_caller`` is ``functools.partial(_cached_call, cache)`` there
+    (``cache`` a dict, or None when one scorer runs); anything else gives
+    None, and nothing is shared.
+    """
+    args = getattr(method_caller, "args", None)
+    if args and isinstance(args[0], dict):
+        return args[0]
+    return None
+
+
 def _routed_names(A, X):
     """Names of routed sensitive columns that are also columns of ``X``."""
     from .utils._validation import is_dataframe, is_series
@@ -337,23 +350,60 @@ class _FairnessScorer(_BaseScorer):
                 else MSG_STATE_OFF
             raise ValueError(MSG_NO_SENSITIVE.format(scorer=repr(self), state=state,
                                                      factory=self._factory))
-        y_pred = self._predictions(method_caller, estimator, X)
         if self._name in _NEEDS_X:
-            if self._features == "transformed" and _is_pipeline(estimator):
-                drop = []
-                if self._sensitive is not None and self._drop_sensitive:
-                    _, drop = resolve_columns(X, self._sensitive)
-                elif self._sensitive is None:
-                    drop = _routed_names(A, X)
-                X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(self))
-            kwargs["X"] = X_metric
-        else:
-            from sklearn.utils.multiclass import type_of_target
+            return self._sign * self._hfm(method_caller, estimator, X, X_metric, y_true, A,
+                                          kwargs)
+        y_pred = self._predictions(method_caller, estimator, X)
+        from sklearn.utils.multiclass import type_of_target
 
-            if type_of_target(y_true) == "continuous":
-                raise ValueError(MSG_REGRESSION.format(scorer=repr(self), metric=self._name))
+        if type_of_target(y_true) == "continuous":
+            raise ValueError(MSG_REGRESSION.format(scorer=repr(self), metric=self._name))
         return self._sign * self._score_func(
             y_true, y_pred, sensitive_features=A, **{**self._kwargs, **kwargs})
+
+    def _hfm(self, method_caller, estimator, X, X_metric, y_true, A, kwargs):
+        """HFM of one call; the max and avg scorers of one multi-metric call share it.
+
+        scikit-learn hands every scorer of one multi-metric call the same
+        ``method_caller``, whose cache of predictions lives for that call
+        only (one estimator, one ``X``, one ``y``). The exact engine's report
+        holds both values, so it is kept there, keyed by the scorer's
+        settings and the routed attributes: the second HFM scorer of the call
+        reads it (its value is the same bit for bit) instead of transforming
+        and checking the inputs again. The approximation's report depends on
+        the kind (the maximum's check moves the mean's estimate), so it is not
+        shared; nor is anything when an option is not a plain value.
+        """
+        from .metrics._hfm import scorer_report, warn_kind
+
+        kind = self._name[4:]
+        options = {**self._kwargs, **kwargs}
+        shared = _call_cache(method_caller)
+        key = None
+        if shared is not None and all(isinstance(v, (bool, int, float, str, type(None)))
+                                      for v in options.values()):
+            key = ("skfair_manifold.hfm", repr(self._sensitive), self._drop_sensitive,
+                   self._features, self._response_method, self._threshold,
+                   tuple(sorted(options.items())),
+                   # routed attributes: the same object for every scorer of the call
+                   id(A) if self._sensitive is None else None)
+            report = shared.get(key)
+            if report is not None:
+                warn_kind(kind, report)
+                return report[self._name]
+        y_pred = self._predictions(method_caller, estimator, X)
+        if self._features == "transformed" and _is_pipeline(estimator):
+            drop = []
+            if self._sensitive is not None and self._drop_sensitive:
+                _, drop = resolve_columns(X, self._sensitive)
+            elif self._sensitive is None:
+                drop = _routed_names(A, X)
+            X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(self))
+        report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,
+                               **options)
+        if key is not None and report.method == "exact":
+            shared[key] = report
+        return report[self._name]
 
     def _predictions(self, method_caller, estimator, X):
         """Class predictions: ``predict``, or scores cut at the threshold (binary only)."""

@@ -263,3 +263,32 @@ def test_factories_check_their_options(data):
         scorer(clf, with_codes(X, A), y, sensitive_features=A)
     with pytest.raises(ValueError, match="'sex' is not in X"):
         make_hfm_scorer(sensitive="sex")(clf, with_codes(X, A), y)
+
+
+@pytest.mark.parametrize("method", ["exact", "approx"])
+def test_max_and_avg_scorers_of_one_call_share_the_exact_report(data, routing, monkeypatch,
+                                                                method):
+    """In one multi-metric call the second HFM scorer reads the exact report of the
+    first (values equal to the metrics bit for bit); the approximation's report,
+    which depends on the kind, is computed for each."""
+    from skfair_manifold.metrics import _hfm
+
+    X, A, y = data
+    calls = []
+    original = _hfm.scorer_report
+    monkeypatch.setattr(_hfm, "scorer_report",
+                        lambda *a, **k: calls.append(a[0]) or original(*a, **k))
+    kw = dict(method=method, sample_size=60) if method == "approx" else dict(method=method)
+    scoring = {"acc": "accuracy", "avg": make_hfm_scorer("avg", **kw),
+               "max": make_hfm_scorer("max", **kw)}
+    model = DecisionTreeClassifier(max_depth=3, random_state=0)
+    res = cross_validate(model, X, y, cv=CV, scoring=scoring,
+                         params={"sensitive_features": A})
+    assert len(calls) == (3 if method == "exact" else 6)
+    for fold, (train, test) in enumerate(CV.split(X)):
+        pred = DecisionTreeClassifier(max_depth=3, random_state=0).fit(
+            X.iloc[train], y[train]).predict(X.iloc[test])
+        args = (y[test], pred)
+        kw_m = dict(X=X.iloc[test], sensitive_features=A.iloc[test], random_state=0, **kw)
+        assert res["test_avg"][fold] == -hfm_avg(*args, **kw_m)
+        assert res["test_max"][fold] == -hfm_max(*args, **kw_m)

@@ -46,6 +46,7 @@ from numpy.lib.stride_tricks import as_strided
 from sklearn.utils import check_random_state
 
 from skfair_manifold.distances._numerics import (
+    apply_min_max,
     centre_columns,
     check_distances_finite,
     power_of_two_scale,
@@ -156,12 +157,15 @@ def _band(points, order, padded):
         prod = np.matmul(tiles, windows.transpose(0, 2, 1))
         band[t0 * tile:t1 * tile] = prod[:, local[:, None], cols].reshape(-1, 2 * width)
     band = band[:n]
-    pos = np.arange(n)[:, None] + offsets[None, :]
+    # Positions in the narrowest integer that holds them (memory: n x 2 m2).
+    index = np.int32 if n < 2 ** 31 - 2 * width else np.intp
+    pos = np.arange(n, dtype=index)[:, None] + offsets.astype(index)[None, :]
     valid = (pos >= 0) & (pos < n)
     np.clip(pos, 0, n - 1, out=pos)
     band *= -2.0
     band += sq_sorted[:, None]
-    band += sq_sorted[pos]
+    for c in range(band.shape[1]):  # a column at a time: no (n, 2 m2) temporary
+        band[:, c] += sq_sorted[pos[:, c]]
     np.maximum(band, 0.0, out=band)
     band[~valid] = np.inf
     return band, pos
@@ -294,7 +298,7 @@ def _run_projections(points, W, want_totals):
 
 def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs=None,
                          reduce="row", projections=None, working_memory=None,
-                         candidates="positions"):
+                         candidates="positions", minmax=None):
     """Approximate distance from each row to the nearest row of another group.
 
     Private entry point of the engine: the inputs are trusted.
@@ -320,6 +324,9 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         each side. ``"others"``: the ``m2`` other-group rows nearest in
         projected order on each side, found as slices of each group's
         complement in projected order (no band limit).
+    minmax : tuple of ndarray, optional
+        ``(lo, span)`` of :func:`._numerics.min_max`: the features are
+        ``(X - lo) / span``, scaled in this function's own copy.
 
     Returns
     -------
@@ -330,7 +337,8 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         maximum and the sum of the row distances of that projection alone.
     """
     Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    Z = centre_columns(Z, name="X", first_name="the label")
+    apply_min_max(Z[:, 1:], minmax)  # the features of our own copy, in place
+    Z = centre_columns(Z, name="X", first_name="the label", copy=False)  # our own copy
     scale = power_of_two_scale(Z)
     Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
     n, d = Z.shape

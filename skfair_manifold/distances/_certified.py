@@ -153,3 +153,86 @@ def mean_covariance(excess_a, excess_b, n_samples):
     da = excess_a - excess_a.mean(axis=-1, keepdims=True)
     db = excess_b - excess_b.mean(axis=-1, keepdims=True)
     return (1.0 - s / n_samples) * (da * db).sum(axis=-1) / (s - 1) / s
+
+
+def exact_statistics(rows):
+    """The statistics of exact row distances ``rows`` (n_labels, K, n): no uncertainty.
+
+    The same fields as :func:`certified_statistics`, with every interval of
+    zero width, every variance, covariance and shift zero, and the maxima
+    complete; ``raw_*`` are the values themselves.
+    """
+    n_labels, n_attr, _ = rows.shape
+    max_k, mean_k = rows.max(axis=2), rows.mean(axis=2)
+    # Eq. 7 per label, as the mean of each label's row of per-attribute means.
+    mean_all = np.array([mean_k[l].mean() for l in range(n_labels)])
+    zero_k, zero_all = np.zeros_like(mean_k), np.zeros_like(mean_all)
+    return Bunch(
+        max_low=max_k, max_high=max_k, max_complete=np.ones((n_labels, n_attr), dtype=bool),
+        n_checked=0, budget=0,
+        mean=mean_k, mean_var=zero_k, mean_shift=zero_k, mean_low=mean_k, mean_high=mean_k,
+        mean_cov=np.zeros(n_attr),
+        avg=mean_all, avg_var=zero_all, avg_shift=zero_all, avg_low=mean_all,
+        avg_high=mean_all, avg_cov=0.0,
+        raw_max=rows.max(axis=2), raw_mean=rows.mean(axis=2))
+
+
+def certified_statistics(rows, cert, sample, budget, z):
+    """Corrected means with their intervals, and the maxima's certain bounds.
+
+    ``rows`` (2, K, n) are the approximate row distances of the true labels
+    and the predictions, ``cert`` the result of :func:`certify`, ``sample``
+    the rows drawn, ``budget`` the checks allowed for the maxima and ``z``
+    the normal quantile of the intervals.
+
+    Returns a Bunch: per label and attribute (2, K) ``max_low``,
+    ``max_high``, ``max_complete`` (the maximum's bounds, see
+    :func:`certify`); ``mean`` (Eq. 5, corrected), ``mean_var`` (its
+    variance), ``mean_shift`` (the skewness shift of the interval's centre),
+    ``mean_low``, ``mean_high`` (its interval) and ``mean_cov`` (K,), the
+    covariance of the two labels' estimates; the same for Eq. 7's mean over
+    the attributes as ``avg``, ``avg_var``, ``avg_shift``, ``avg_low``,
+    ``avg_high`` (2,) and ``avg_cov``; ``raw_max``, ``raw_mean`` (2, K) from
+    the approximate distances alone; ``n_checked`` and ``budget``.
+    """
+    n_labels, n_attr, n = rows.shape
+    raw_max, raw_mean = rows.max(axis=2), rows.mean(axis=2)  # (2, K)
+    # Rows checked for the maxima are known exactly (a stratum of their own);
+    # the sample estimates the mean excess of the n_u other rows.
+    checked = cert.checked_rows
+    n_u = n - checked.size
+    in_rest = ~np.isin(sample, checked)
+    excess = rows[:, :, sample[in_rest]] - cert.sample_exact[:, :, in_rest]  # (2, K, s_u)
+    known_sum = cert.checked_exact.sum(axis=2)  # (2, K)
+    rest_sum = rows.sum(axis=2) - rows[:, :, checked].sum(axis=2)
+    weight = n_u / n
+    # The exact mean is never above the approximate one: a certain upper bound.
+    upper_k = (known_sum + rest_sum) / n
+
+    def corrected(rest_mean, exc, known, upper):
+        est, var, shift = mean_estimate(rest_mean, exc, n_u)
+        est = np.clip(known / n + weight * est, 0.0, upper)
+        var, shift = weight ** 2 * var, weight * shift
+        half = z * np.sqrt(var)
+        low = np.clip(est - shift - half, 0.0, upper)
+        high = np.clip(est - shift + half, 0.0, upper)
+        return est, var, shift, low, high
+
+    # Per attribute and label: Eq. 5 corrected.
+    mean_k, var_k, shift_k, low_k, high_k = corrected(
+        rest_sum / max(n_u, 1), excess, known_sum, upper_k)
+    cov_k = weight ** 2 * mean_covariance(excess[0], excess[1], n_u)
+    # Eq. 7 over attributes: the mean over attributes of the per-row excess.
+    mean_all, var_all, shift_all, low_all, high_all = corrected(
+        rest_sum.mean(axis=1) / max(n_u, 1), excess.mean(axis=1), known_sum.mean(axis=1),
+        upper_k.mean(axis=1))
+    cov_all = weight ** 2 * mean_covariance(excess[0].mean(axis=0), excess[1].mean(axis=0),
+                                            n_u)
+    return Bunch(
+        max_low=cert.max_low, max_high=cert.max_high, max_complete=cert.max_complete,
+        n_checked=int(cert.n_checked), budget=int(budget),
+        mean=mean_k, mean_var=var_k, mean_shift=shift_k, mean_low=low_k, mean_high=high_k,
+        mean_cov=cov_k,
+        avg=mean_all, avg_var=var_all, avg_shift=shift_all, avg_low=low_all,
+        avg_high=high_all, avg_cov=cov_all,
+        raw_max=raw_max, raw_mean=raw_mean)

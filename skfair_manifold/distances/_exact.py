@@ -57,7 +57,7 @@ from threadpoolctl import threadpool_limits
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
-    power_of_two_scale,
+    scaled_features,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
@@ -92,13 +92,13 @@ def _identical_rows(X):
     n, d = X.shape
     if d == 0:
         return np.zeros(n, dtype=np.int64)
-    bits = (X + 0.0).view(np.uint64)  # a new C-contiguous array; -0.0 becomes 0.0
     mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63, size=d, dtype=np.uint64)
     mult |= np.uint64(1)
     with np.errstate(over="ignore"):
         h = np.zeros(n, dtype=np.uint64)
-        for j in range(d):
-            h ^= bits[:, j] * mult[j]
+        for j in range(d):  # one column at a time: no copy of X
+            bits = (X[:, j] + 0.0).view(np.uint64)  # -0.0 becomes 0.0
+            h ^= bits * mult[j]
             h = (h << np.uint64(13)) | (h >> np.uint64(51))
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
@@ -152,11 +152,17 @@ class _Layout:
         self.row_to_unique = rank[inverse.reshape(-1)]  # original row -> sorted unique
         self.cell = ucell[order]
         self.feat = ufeat[order]
-        self.X = np.ascontiguousarray(X[first[order]])
+        # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r; the
+        # features are a view of it (one copy of X, filled in chunks).
+        keep = first[order]
+        d = X.shape[1]
+        self.X_ref = np.empty((keep.size, d + 1))
+        self.X = self.X_ref[:, :d]
+        for s in range(0, keep.size, 1 << 14):
+            self.X[s:s + (1 << 14)] = X[keep[s:s + (1 << 14)]]
         self.sq_norms = np.einsum("ij,ij->i", self.X, self.X)
+        self.X_ref[:, d] = self.sq_norms
         self.max_norm = float(np.sqrt(self.sq_norms.max())) if n else 0.0
-        # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r.
-        self.X_ref = np.hstack([self.X, self.sq_norms[:, None]])
         self.n_unique = self.X.shape[0]
         self.n_cells = n_cells
         self.cell_starts = np.searchsorted(self.cell, np.arange(n_cells))
@@ -356,16 +362,19 @@ class ExactEngine:
     working_memory : float, default=None
         MiB of working memory shared by the workers (default:
         ``sklearn.get_config()["working_memory"]``).
+    minmax : tuple of ndarray, default=None
+        ``(lo, span)`` of :func:`._numerics.min_max`: the distances are those
+        of ``(X - lo) / span``, scaled in the engine's own copy of ``X``.
     """
 
-    def __init__(self, X, labels, codes, *, working_memory=None):
-        X = centre_columns(np.asarray(X, dtype=np.float64))
+    def __init__(self, X, labels, codes, *, working_memory=None, minmax=None):
         labels = [np.asarray(y, dtype=np.float64) for y in labels]
         if labels:
             centre_columns(np.column_stack(labels), name="the labels")
-        scale = power_of_two_scale(X)
         # Division by a power of two is exact: the algebra runs on O(1) values.
-        self.layout = _Layout(X / scale, labels, list(codes))
+        X, scale = scaled_features(X, minmax)
+        self.layout = _Layout(X, labels, list(codes))
+        del X
         self.layout.scale = scale
         self.working_memory = (working_memory * 2 ** 20 if working_memory is not None
                                else working_memory_bytes())
@@ -415,7 +424,7 @@ class ExactEngine:
         return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
 
 
-def nearest_rows(X, label, code, rows):
+def nearest_rows(X, label, code, rows, *, minmax=None):
     """For each of ``rows``, the nearest row of another group of ``code`` and its distance.
 
     A plain search over all rows of other groups with the engine's pair
@@ -427,11 +436,13 @@ def nearest_rows(X, label, code, rows):
     -------
     nearest : ndarray of int, distance : ndarray of float
     """
-    Z = centre_columns(np.asarray(X, dtype=np.float64))
-    scale = power_of_two_scale(Z)
-    Z = Z / scale
-    label = np.asarray(label, dtype=np.float64)
-    code = np.asarray(code)
+    Z, scale = scaled_features(X, minmax)
+    return nearest_scaled(Z, scale, np.asarray(label, dtype=np.float64), np.asarray(code),
+                          rows)
+
+
+def nearest_scaled(Z, scale, label, code, rows):
+    """:func:`nearest_rows` on features already centred and divided by ``scale``."""
     nearest, distance = [], []
     for i in rows:
         others = np.flatnonzero(code != code[i])
@@ -443,7 +454,7 @@ def nearest_rows(X, label, code, rows):
     return np.array(nearest, dtype=np.intp), np.array(distance)
 
 
-def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
+def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None, minmax=None):
     """Distance from each row to the nearest row of another group (exact).
 
     Private entry point of the engine: the inputs are trusted (validated by
@@ -454,5 +465,5 @@ def exact_row_distances(X, labels, codes, *, n_jobs=None, working_memory=None):
     -------
     distances : ndarray of shape (len(labels), len(codes), n_samples)
     """
-    engine = ExactEngine(X, labels, codes, working_memory=working_memory)
+    engine = ExactEngine(X, labels, codes, working_memory=working_memory, minmax=minmax)
     return engine.all_rows(n_jobs=n_jobs)

@@ -142,14 +142,15 @@ def distance_features(X, *, name="X"):
     return out
 
 
-def centre_columns(Z, *, name="X", first_name=None):
+def centre_columns(Z, *, name="X", first_name=None, copy=True):
     """``Z`` (float64, finite) centred on the midpoint of each column's range.
 
     ``first_name`` names column 0 in errors when it is not a column of
-    ``name`` (the label in front of the features).
+    ``name`` (the label in front of the features). ``copy=False`` centres
+    ``Z`` itself (an array the caller owns) and returns it.
     """
     if Z.shape[1] == 0:
-        return Z.copy()
+        return Z.copy() if copy else Z
     lo, hi = Z.min(axis=0), Z.max(axis=0)
     with np.errstate(over="ignore"):
         span = hi - lo
@@ -161,7 +162,46 @@ def centre_columns(Z, *, name="X", first_name=None):
         else:
             column, where = j, name
         raise ValueError(MSG_RANGE.format(column=column, name=where))
-    return Z - (lo / 2 + hi / 2)
+    if copy:
+        return Z - (lo / 2 + hi / 2)
+    Z -= lo / 2 + hi / 2
+    return Z
+
+
+def min_max(X):
+    """``(lo, span)`` of each column of ``X``, a constant column's span 1.
+
+    ``(X - lo) / span`` scales every column to [0, 1]; the engines apply it
+    to their own copy of ``X`` (:func:`apply_min_max`), so no scaled copy of
+    ``X`` is kept beside them.
+    """
+    lo = X.min(axis=0)
+    span = X.max(axis=0) - lo
+    span[span == 0] = 1.0
+    return lo, span
+
+
+def apply_min_max(Z, minmax):
+    """``Z`` (an array the caller owns) min-max scaled in place by ``minmax`` (or None)."""
+    if minmax is not None:
+        Z -= minmax[0]
+        Z /= minmax[1]
+    return Z
+
+
+def scaled_features(X, minmax=None):
+    """One float64 copy of ``X``, centred and divided by its power-of-two scale, and the scale.
+
+    The engines' coordinates (see the module's steps 2 and 3), made with a
+    single copy of ``X``: the min-max scaling (``minmax`` from
+    :func:`min_max`, or None), the centring and the (exact) division run in
+    place.
+    """
+    Z = np.array(X, dtype=np.float64)  # the copy
+    Z = centre_columns(apply_min_max(Z, minmax), copy=False)
+    scale = power_of_two_scale(Z)
+    Z /= scale
+    return Z, scale
 
 
 def power_of_two_scale(Z):

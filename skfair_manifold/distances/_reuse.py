@@ -8,13 +8,18 @@ process, what does not move:
 - the row distances of every label vector already computed on ``(X, codes)``
   (the true labels, and the predictions, so that the max and the avg scorers
   of one multi-metric call compute them once);
-- from the second labelling of the same ``(X, codes)`` on, per-row
-  *neighbour lists*: for every row and attribute, the ``LIST_LENGTH`` rows of
-  other groups nearest on the features, with their direct distances and a
-  lower bound of the distance of every row left out. A new labelling is
-  answered from the lists in ``O(n x LIST_LENGTH)``: a row's answer is exact
-  when its best listed total is not above that bound (every row left out is
-  at least as far, whatever its label); the other rows are queried exactly.
+- per-row *neighbour lists*, built on the first call for ``(X, codes)`` when
+  they fit the budget: for every row and attribute, the ``LIST_LENGTH`` rows
+  of other groups nearest on the features (ranked by single-precision
+  products of each group against the other groups only, with a bound of
+  their error), their direct distances and a lower bound of the distance of
+  every row left out. Every labelling, the first included, is answered from
+  the lists in ``O(n x LIST_LENGTH)``: a row's answer is exact when its best
+  listed total is not above that bound (every row left out is at least as
+  far, whatever its label); the few other rows are queried exactly, and
+  their distances to all rows kept, as they are about the same rows for
+  every labelling. When the lists would not fit, one joint pass of the
+  exact engine answers the labellings of the call.
 
 Every value is the engine's: the smallest *direct* feature distance (see
 :mod:`._exact`) combined with the label part by ``hypot``, so a cached
@@ -43,10 +48,9 @@ from skfair_manifold.distances._exact import (
     ExactEngine,
     exact_row_distances,
     gram_error,
-    nearest_rows,
     pair_feature_distances,
 )
-from skfair_manifold.distances._numerics import centre_columns, power_of_two_scale
+from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
 #: Bytes the cache may hold in each process (arrays kept for the check included).
@@ -54,14 +58,30 @@ DEFAULT_BUDGET = 512 * 2 ** 20
 #: Rows of other groups kept per row and attribute in the neighbour lists.
 LIST_LENGTH = 32
 _BOUND_SLACK = 2.0 ** -40
+#: Bytes of an array hashed for its key (evenly spaced rows beyond).
+_HASHED_BYTES = 1 << 18
+#: Pairs whose direct distances are computed at once.
+_PAIR_CHUNK = 1 << 14
 
 
-def content_key(tag, *arrays):
-    """A digest of ``tag`` and the arrays' dtypes, shapes and bytes."""
+def content_key(tag, *arrays, sample=False):
+    """A digest of ``tag`` and the arrays' dtypes, shapes and bytes.
+
+    With ``sample``, of an array larger than ``_HASHED_BYTES`` only evenly
+    spaced rows within that size are hashed (a fold's features differ from
+    another fold's in every row; labellings, whose few changed entries may
+    be anywhere, are hashed whole). The key only finds an entry: the arrays are
+    compared in full on every hit, so two arrays with the same key can never
+    share an answer.
+    """
     h = hashlib.blake2b(tag.encode(), digest_size=20)
     for a in arrays:
-        a = np.ascontiguousarray(a)
+        a = np.asarray(a)
         h.update(f"|{a.dtype.str}{a.shape}|".encode())
+        if sample and a.nbytes > _HASHED_BYTES and a.ndim:
+            step = -(-a.nbytes // _HASHED_BYTES)
+            a = a[::step]
+        a = np.ascontiguousarray(a)
         h.update(a.view(np.uint8).reshape(-1) if a.size else b"")
     return h.digest()
 
@@ -99,7 +119,7 @@ class ContentCache:
 
     def fold(self, arrays):
         """The fold of these arrays (created if new, checked on hit), or None if too big."""
-        key = content_key("fold", *arrays)
+        key = content_key("fold", *arrays, sample=True)
         with self._lock:
             fold = self._folds.get(key)
             if fold is not None and fold.matches(arrays):
@@ -225,6 +245,25 @@ def _smallest(values, take):
     return part, vals
 
 
+_UNIT_ROUNDOFF_32 = 2.0 ** -24
+
+
+def ranking_error(sq_norms, max_norm, n_features):
+    """Bound of the error of the single-precision form of a squared distance.
+
+    The lists rank with ``P = fl32([-2 q, 1] . [r, |r|^2])`` (coordinates and
+    norms rounded to float32) plus the float64 ``|q|^2``. With
+    ``R = |q| + max |r|`` and ``u = 2**-24``: the dot product of ``d + 1``
+    terms errs by at most ``gamma_(d+1) R^2``; rounding the coordinates moves
+    ``|q - r|^2`` by at most ``(2u + u^2) R^2`` and the norms by at most
+    ``3u R^2`` and ``(2u + u^2) R^2``; the float64 addition is negligible
+    beside them. The sum is below ``(d + 8) u R^2``; the bound returned is
+    twice that.
+    """
+    reach = (np.sqrt(sq_norms) + max_norm) ** 2
+    return 2.0 * (n_features + 8) * _UNIT_ROUNDOFF_32 * reach
+
+
 class NeighbourLists:
     """For every row and attribute, the nearest rows of other groups on the features.
 
@@ -238,52 +277,74 @@ class NeighbourLists:
     distances in the data's units.
     """
 
-    def __init__(self, X, codes, *, length=LIST_LENGTH, working_memory=None):
+    def __init__(self, X, codes, *, length=LIST_LENGTH, working_memory=None, minmax=None):
         with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-            self._build(X, codes, length, working_memory)
+            self._build(X, codes, length, working_memory, minmax)
 
-    def _build(self, X, codes, length, working_memory):
-        Z = centre_columns(np.asarray(X, dtype=np.float64))
-        scale = power_of_two_scale(Z)
-        Z = Z / scale  # exact, as in the engine: the same scaled coordinates
+    def _build(self, X, codes, length, working_memory, minmax):
+        Z, scale = scaled_features(X, minmax)  # as in the engine: the same scaled coordinates
         n, d = Z.shape
         sq = np.einsum("ij,ij->i", Z, Z)
         max_norm = float(np.sqrt(sq.max())) if n else 0.0
-        ref = np.hstack([Z, sq[:, None]])
         codes = [np.asarray(c) for c in codes]
         take = min(length, n)
         self.Z, self.scale = Z, scale
-        self.index = [np.empty((n, take), dtype=np.intp) for _ in codes]
-        self.low = [np.empty((n, take)) for _ in codes]
-        self.high = [np.empty((n, take)) for _ in codes]
+        self.index = [np.zeros((n, take), dtype=np.intp) for _ in codes]
+        self.low = [np.full((n, take), np.inf) for _ in codes]
+        self.high = [np.full((n, take), np.inf) for _ in codes]
         self.direct = [np.full((n, take), np.nan) for _ in codes]
         self.bound = [np.empty(n) for _ in codes]
         budget = working_memory_bytes(working_memory)
-        # Blocks of a few MiB stay in cache between the passes over them.
-        block = max(8, min(256, int(budget // (4 * 8 * max(n, 1)))))
+        error = ranking_error(sq, max_norm, d)
         up, down = scale * (1.0 + _BOUND_SLACK), scale * (1.0 - _BOUND_SLACK)
-        for s in range(0, n, block):
-            rows = np.arange(s, min(s + block, n))
-            q_aug = np.hstack([-2.0 * Z[rows], np.ones((rows.size, 1))])
-            prod = q_aug @ ref.T
-            error = gram_error(sq[rows], max_norm, d)[:, None]
-            for k, code in enumerate(codes):
-                other = code[None, :] != code[rows, None]
-                masked = np.where(other, prod, np.inf)
-                n_other = np.count_nonzero(other, axis=1)
-                part, vals = _smallest(masked, take)
-                gram = vals + sq[rows, None]
-                self.index[k][rows] = part
-                self.low[k][rows] = np.sqrt(np.maximum(gram - error, 0.0)) * down
-                self.high[k][rows] = np.sqrt(np.maximum(gram + error, 0.0)) * up
-                # Every unlisted row has a product at least the last listed one;
-                # its direct distance is above that value less twice the error.
-                last = gram[:, -1]
-                low_out = np.sqrt(np.maximum(last - 2.0 * error[:, 0], 0.0)) * down
-                self.bound[k][rows] = np.where(n_other > take, low_out, np.inf)
+        # The products only rank (in single precision: half the time), and
+        # their error bound covers the rounding of the coordinates too.
+        Z32, sq32 = Z.astype(np.float32), sq.astype(np.float32)
+        # Per attribute and group, the query rows of the group against the rows
+        # of the other groups only: no mask, and the products of rows of the
+        # same group (never candidates) are not computed.
+        for k, code in enumerate(codes):
+            for g in np.unique(code):
+                mine = code == g
+                queries, others = np.flatnonzero(mine), np.flatnonzero(~mine)
+                ref = np.hstack([Z32[others], sq32[others, None]])
+                t = min(take, others.size)
+                # Blocks of a few MiB stay in cache between the passes over them.
+                block = max(8, min(256, int(budget // (4 * 4 * max(others.size, 1)))))
+                for s in range(0, queries.size, block):
+                    rows = queries[s:s + block]
+                    q_aug = np.hstack([-2.0 * Z32[rows], np.ones((rows.size, 1), np.float32)])
+                    part, vals = _smallest(q_aug @ ref.T, t)
+                    gram = vals.astype(np.float64) + sq[rows, None]
+                    err = error[rows, None]
+                    self.index[k][rows, :t] = others[part]
+                    self.low[k][rows, :t] = np.sqrt(np.maximum(gram - err, 0.0)) * down
+                    self.high[k][rows, :t] = np.sqrt(np.maximum(gram + err, 0.0)) * up
+                    # Every unlisted row has a product at least the last listed
+                    # one; its direct distance is above that value less twice
+                    # the error.
+                    last = gram[:, -1]
+                    low_out = np.sqrt(np.maximum(last - 2.0 * err[:, 0], 0.0)) * down
+                    self.bound[k][rows] = low_out if others.size > t else np.inf
+        self.full = [{} for _ in codes]
         self.nbytes = sum(a.nbytes for group in (self.index, self.low, self.high,
                                                  self.direct, self.bound) for a in group)
-        self.nbytes += Z.nbytes
+        self.nbytes += Z.nbytes + len(codes) * _KEPT_ROWS * n * 16  # room for all_pairs
+
+    def all_pairs(self, k, code, i):
+        """Row ``i``'s rows of other groups (attribute ``k``) and its direct distances to them.
+
+        Kept for the rows the lists leave undecided (about the same few rows
+        for most labellings), at most ``_KEPT_ROWS`` rows per attribute.
+        """
+        found = self.full[k].get(i)
+        if found is None:
+            others = np.flatnonzero(code != code[i])
+            found = (others, pair_feature_distances(self.Z[i][None, :], self.Z[others])
+                     * self.scale)
+            if len(self.full[k]) < _KEPT_ROWS:  # counted in nbytes from the start
+                self.full[k].setdefault(i, found)
+        return found
 
     def answer(self, y):
         """Row distances for the label ``y`` (K, n) and the rows left undecided (K, n)."""
@@ -299,8 +360,10 @@ class NeighbourLists:
             need = could & np.isnan(direct)
             if need.any():
                 q, j = np.nonzero(need)
-                direct[q, j] = pair_feature_distances(self.Z[q], self.Z[index[q, j]]) \
-                    * self.scale
+                for s in range(0, q.size, _PAIR_CHUNK):  # bounded memory
+                    qs, js = q[s:s + _PAIR_CHUNK], j[s:s + _PAIR_CHUNK]
+                    direct[qs, js] = pair_feature_distances(
+                        self.Z[qs], self.Z[index[qs, js]]) * self.scale
             # Pairs that cannot be the nearest are farther than best_high.
             total = np.hypot(np.where(could, direct, np.inf), label)
             best = total.min(axis=1)
@@ -309,55 +372,71 @@ class NeighbourLists:
         return out, undecided
 
 
-def exact_rows(X, labels, codes, *, n_jobs=None):
+def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None):
     """Exact row distances (len(labels), K, n), reusing what the cache holds.
 
-    Equal bit for bit to ``exact_row_distances(X, labels, codes)``.
+    Equal bit for bit to ``exact_row_distances(X, labels, codes, minmax=minmax)``.
     """
     store = _CACHE
     labels = [np.ascontiguousarray(y, dtype=np.float64) for y in labels]
     codes = [np.ascontiguousarray(c) for c in codes]
     if store.budget <= 0:
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
     X = np.ascontiguousarray(X, dtype=np.float64)
-    key, fold = store.fold((X, *codes))
+    scaling = () if minmax is None else tuple(np.asarray(a, dtype=np.float64) for a in minmax)
+    key, fold = store.fold((X, *codes, *scaling))
     if fold is None:  # larger than the whole budget
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs)
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
     results = [store.rows(fold, y) for y in labels]
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
         lists = fold.lists
-        if lists is None and fold.labels:
-            # A second labelling of the same rows: a search. Build the lists.
-            lists = NeighbourLists(X, codes, length=LIST_LENGTH)
+        if lists is None and fold.nbytes + lists_nbytes(X.shape, len(codes)) <= store.budget:
+            # New rows: build the lists at once (one pass over the pairs, in
+            # single precision) and answer every labelling from them, the
+            # first one included.
+            lists = NeighbourLists(X, codes, length=LIST_LENGTH, minmax=minmax)
             store.add_lists(key, fold, lists)
         if lists is None:
-            # First labelling of these rows: one joint pass of the engine.
+            # The lists would not fit the budget: one joint pass of the engine.
             fresh = exact_row_distances(X, [labels[i] for i in missing], codes,
-                                        n_jobs=n_jobs)
+                                        n_jobs=n_jobs, minmax=minmax)
             for i, rows in zip(missing, fresh):
                 results[i] = rows
         else:
             for i in missing:
-                results[i] = _answer(lists, X, labels[i], codes, n_jobs)
+                results[i] = _answer(lists, X, labels[i], codes, n_jobs, minmax)
         for i in missing:
             store.add_rows(key, fold, labels[i], results[i])
     return np.stack([np.array(r, copy=True) for r in results])
 
 
+def lists_nbytes(shape, n_attributes, length=None):
+    """Bytes of the neighbour lists of ``shape`` rows x features (see NeighbourLists)."""
+    n, d = shape
+    take = min(LIST_LENGTH if length is None else length, n)
+    return n_attributes * n * (4 * take * 8 + 8 + _KEPT_ROWS * 16) + n * d * 8
+
+
 #: Undecided rows answered by a plain search (below) rather than the engine.
 _PLAIN_ROWS = 64
+#: Undecided rows per attribute whose distances to all rows the lists keep.
+_KEPT_ROWS = 16
 
 
-def _answer(lists, X, y, codes, n_jobs):
+def _answer(lists, X, y, codes, n_jobs, minmax):
     rows, undecided = lists.answer(y)
     todo = np.flatnonzero(undecided.any(axis=0))
     if todo.size > _PLAIN_ROWS:
-        engine = ExactEngine(X, [y], codes)
+        engine = ExactEngine(X, [y], codes, minmax=minmax)
         rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
     else:
-        # A few rows: a plain search with the engine's pair values is cheaper
-        # than preparing the engine, and gives the same values.
+        # A few rows (the same ones for most labellings): their feature
+        # distances to every row of another group, kept, and the label part
+        # added; the same pair values as the engine's.
+        y = np.asarray(y, dtype=np.float64)
         for k, code in enumerate(codes):
-            rows[k, todo] = nearest_rows(X, y, code, todo)[1]
+            for i in todo:
+                others, feature = lists.all_pairs(k, code, i)
+                rows[k, i] = np.hypot(feature, y[i] - y[others]).min()
     return rows

@@ -117,7 +117,7 @@ def test_memory_bound_and_least_recently_used(fresh_cache):
 
 
 def test_a_hash_collision_is_caught_on_hit(fresh_cache, monkeypatch):
-    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays: b"same")
+    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays, **kw: b"same")
     X, codes, y_true = fold_data(7, n=300)
     for Xi in (X, X[::-1].copy(), X * 2):
         for y_pred in (y_true, 1 - y_true, np.zeros_like(y_true)):
@@ -160,3 +160,50 @@ def test_search_scores_equal_with_and_without_reuse_in_process_workers(fresh_cac
         assert np.array_equal(threads_or_serial[key], ref), key
         assert np.array_equal(processes[key], ref), key
     assert fresh_cache.hits > 0
+
+
+def test_lists_rank_in_single_precision_yet_stay_exact_on_a_wide_column(fresh_cache):
+    """A date in milliseconds beside binary features (ties on the date): the
+    single-precision ranking's error bound keeps every answer the engine's."""
+    rng = np.random.default_rng(11)
+    n = 800
+    date = 1.7e12 + rng.integers(0, 30, n) * 86_400_000.0
+    X = np.column_stack([date, rng.integers(0, 2, (n, 3)).astype(float),
+                         rng.random(n) * 1e-6])
+    codes = [rng.integers(0, 2, n), rng.integers(0, 3, n)]
+    y_true = rng.integers(0, 2, n).astype(float)
+    for name, y_pred in labelings(y_true, 11).items():
+        got = _reuse.exact_rows(X, [y_true, y_pred], codes)
+        assert np.array_equal(got, exact_row_distances(X, [y_true, y_pred], codes)), name
+    lists = next(iter(fresh_cache._folds.values())).lists
+    assert lists is not None  # answered from the lists, the first labelling included
+    assert fresh_cache.hits >= len(labelings(y_true, 11))  # y_true computed once
+
+
+def test_ranking_error_bounds_the_single_precision_form():
+    rng = np.random.default_rng(12)
+    for scale in (1.0, 1e-3):
+        Z = (rng.random((300, 40)) * 2 - 1) * scale
+        Z[:, :5] = np.round(Z[:, :5])  # ties and +-1 coordinates
+        sq = np.einsum("ij,ij->i", Z, Z)
+        Z32, sq32 = Z.astype(np.float32), sq.astype(np.float32)
+        q = np.hstack([-2.0 * Z32, np.ones((300, 1), np.float32)])
+        ref = np.hstack([Z32, sq32[:, None]])
+        form = (q @ ref.T).astype(np.float64) + sq[:, None]
+        exact = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
+        err = _reuse.ranking_error(sq, np.sqrt(sq.max()), Z.shape[1])
+        assert np.all(np.abs(form - exact) <= err[:, None])
+
+
+def test_arrays_differing_outside_the_hashed_rows_are_told_apart(fresh_cache, monkeypatch):
+    """The key hashes some rows of a large array; the full comparison on hit
+    still tells apart two arrays that differ only elsewhere."""
+    monkeypatch.setattr(_reuse, "_HASHED_BYTES", 64)
+    X, codes, y_true = fold_data(8, n=300)
+    X2 = X.copy()
+    X2[1] += 0.25  # row 1 is not among the hashed rows
+    assert _reuse.content_key("fold", X, sample=True) == \
+        _reuse.content_key("fold", X2, sample=True)
+    for Xi in (X, X2, X):
+        got = _reuse.exact_rows(Xi, [y_true, 1 - y_true], codes)
+        assert np.array_equal(got, exact_row_distances(Xi, [y_true, 1 - y_true], codes))

@@ -244,3 +244,16 @@ def test_candidates_others_is_passed_to_the_engine():
     for y, d_max, d_avg in ((y_true, raw.d_max, raw.d_avg), (y_pred, raw.d_f_max, raw.d_f_avg)):
         ref = extend_dist(X, y, a, random_state=0, candidates="others")
         assert_allclose([d_max, d_avg], ref, rtol=1e-12)
+
+
+def test_the_metric_layer_enters_the_engine_by_one_name():
+    """metrics/_hfm.py keeps Eq. 8; everything about distances comes from one entry."""
+    import ast
+    import inspect
+
+    from skfair_manifold.metrics import _hfm
+
+    tree = ast.parse(inspect.getsource(_hfm))
+    imported = [(node.module, [a.name for a in node.names]) for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and "distances" in (node.module or "")]
+    assert imported == [("distances._rows", ["row_distances"])]
