@@ -6,7 +6,18 @@ negative decision); other rows get ``""``:
 ``"insufficient"``
     Fewer than ``MIN_EFFECTIVE_TESTERS`` effective testers on a side
     (``n_eff = n**2 / sum(w**2)``, see ``_pvalue``): too little evidence
-    either way, flagged or not.
+    either way, flagged or not. Also a flagged person with fewer than
+    ``MIN_EFFECTIVE_TESTERS`` testers on a side within ``NEAR_DISTANCE`` of
+    her (the testers are there, but far: the comparison is no longer one
+    of similar people). The distance is the method's own: for CBN-DD
+    Eq. 5, the sum over the attributes that differ of their causal effect
+    on the decision times their value distance, so a tester within 0.05 (the
+    legal threshold ``tau``) differs from the claimant in attributes that
+    move the expected decision by about ``tau`` at most; for KNN-DD the mean
+    over the compared attributes of the range-normalised (or overlap)
+    distance, within 0.2: one attribute in five differing, or every one by
+    a fifth of its range. Checked for the flagged, whose testers the report
+    lists (a clearance is not checked, see below).
 ``"fragile"``
     Flagged, but the flag does not survive another reasonable choice: the
     same rule does not hold with ``K/2`` or with ``2K`` testers a side (for
@@ -15,7 +26,12 @@ negative decision); other rows get ``""``:
     threshold asks for), or the causal graph
     has no arc from the protected attribute to the decision (CBN-DD's
     premise fails, so the graph itself says the decision does not depend
-    on it directly).
+    on it directly), or, when the graph was learned and the structure
+    bootstrap is asked for (``structure_bootstrap`` of the auditor, off by
+    default: each replicate is one more structure search and, where its Q
+    differs, one more selector), the flag does not hold with the Q learned
+    on a bootstrap sample of the rows in at least half of the replicates
+    (:func:`structure_bootstrap`).
 ``"discriminated"``
     Flagged, and the flag holds at ``K/2``, ``K`` and ``2K``.
 ``"not discriminated"``
@@ -30,8 +46,15 @@ VERDICTS = ("discriminated", "not discriminated", "fragile", "insufficient")
 #: The least effective number of testers per side for a verdict either way.
 MIN_EFFECTIVE_TESTERS = 10
 
+#: The distance within which ``MIN_EFFECTIVE_TESTERS`` testers a side must lie, per method.
+NEAR_DISTANCE = {"cbn": 0.05, "knn": 0.2}
 
-def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
+#: The least share of the structure bootstrap's replicates in which a flag must hold.
+BOOTSTRAP_HOLD_SHARE = 0.5
+
+
+def verdicts(*, candidate, flagged, n_eff, held_at, no_arc, near=None,
+             near_distance=None, structure_held=None):
     """Labels and reasons of every row.
 
     Parameters
@@ -44,6 +67,14 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
         flagged rows only).
     no_arc : bool
         The graph has no arc protected -> decision.
+    near : ndarray of shape (m, 2) or None
+        Testers of each side within ``near_distance`` of the person (NaN
+        where not counted; read for the flagged rows only).
+    near_distance : float or None
+        The distance of ``near``, for the reason.
+    structure_held : ndarray of float, shape (m,), or None
+        Share of the structure bootstrap's replicates in which the flag
+        holds (NaN or None: not run).
 
     Returns
     -------
@@ -59,6 +90,13 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
         reason[lost] = [f"{r}; " if r else "" for r in reason[lost]]
         reason[lost] += f"not flagged at K={k}"
         fragile |= lost
+    if structure_held is not None:
+        with np.errstate(invalid="ignore"):
+            lost = flagged & (np.asarray(structure_held) < BOOTSTRAP_HOLD_SHARE)
+        reason[lost] = [f"{r}; " if r else "" for r in reason[lost]]
+        reason[lost] = [f"{r}held in {100 * h:.0f}% of the structure bootstrap"
+                        for r, h in zip(reason[lost], np.asarray(structure_held)[lost])]
+        fragile |= lost
     if no_arc:
         reason[flagged] = [f"{r}; " if r else "" for r in reason[flagged]]
         reason[flagged] += "no arc protected -> decision in the graph"
@@ -71,4 +109,26 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
     verdict[few] = "insufficient"
     reason[few] = [f"fewer than {MIN_EFFECTIVE_TESTERS} effective testers on a side "
                    f"({a:.1f} / {b:.1f})" for a, b in n_eff[few]]
+    if near is not None:
+        near = np.asarray(near, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            far = flagged & ~few & (np.nanmin(np.where(np.isnan(near), np.inf, near), axis=1)
+                                    < MIN_EFFECTIVE_TESTERS)
+        verdict[far] = "insufficient"
+        reason[far] = [f"fewer than {MIN_EFFECTIVE_TESTERS} testers on a side within distance "
+                       f"{near_distance:g} ({a:.1f} / {b:.1f})" for a, b in near[far]]
     return verdict, reason
+
+
+def near_testers(cells, n_rows, max_distance):
+    """Testers of each side within ``max_distance`` of each query: shape (n_rows, 2).
+
+    ``cells`` is the selectors' table of the testers taken (``query``,
+    ``side``, ``distance``, ``n_records``, ``weight``): a cell counts with its
+    expected testers ``weight * n_records``.
+    """
+    near = np.zeros((n_rows, 2))
+    keep = cells["distance"] <= max_distance + 1e-12
+    np.add.at(near, (cells["query"][keep], cells["side"][keep]),
+              (cells["weight"] * cells["n_records"])[keep])
+    return near
