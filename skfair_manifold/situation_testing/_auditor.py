@@ -29,7 +29,7 @@ from ._evidence import SIDES, CellRows, SituationTestingReport
 from ._interval import BOUNDS, diff_bounds
 from ._knn import KNNSelector
 from ._pvalue import FDR_METHODS, effective_counts, fisher_pvalue, q_values
-from ._verdict import verdicts
+from ._verdict import NEAR_DISTANCE, near_testers, structure_bootstrap, verdicts
 from ._records import IDENTIFIER_SHARE, KINDS, Records, Units, check_no_datetime
 from ._discretize import BINNINGS
 from ._structure import TESTS, graph_to_parents, local_parent_search, pc_parents
@@ -237,12 +237,20 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         ``n_bins`` bins. ``"quantile"``: ``n_bins`` equal-frequency bins
         (fewer when quantiles coincide). The default was chosen by
         measurement (see the User Guide).
+    structure_bootstrap : int, default=0
+        Replicates of the structure bootstrap behind the verdicts of
+        ``report`` (``method="cbn"`` with a learned graph): the structure
+        search is run again on that many bootstrap samples of the fitted
+        rows, and a flag that holds with the Q learned in fewer than half
+        of them is ``"fragile"``. Each replicate costs one structure search
+        (and, where its Q differs, one selector), so it is off by default;
+        ``random_state`` seeds the samples.
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.
     random_state : int, RandomState instance or None, default=None
-        Not used: the rates are expectations over all tie-breaks, so nothing
-        is drawn at random. Kept so that callers passing a seed keep working.
+        Seeds the structure bootstrap only: the rates are expectations over
+        all tie-breaks, so nothing else is drawn at random.
 
     Attributes
     ----------
@@ -260,7 +268,9 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         Node -> tuple of parents (the given graph, or the learned parents of
         the decision only). None for ``method="knn"``.
     q_ : list
-        ``Par(decision) \\ {protected}``, for ``method="cbn"``; for
+        ``Par(decision) \\ {protected}``, for ``method="cbn"`` (a learned
+        graph's parents less those whose effect on the decision is below
+        0.05, ``structure_info_["weak_parents"]``, see the User Guide); for
         ``method="knn"`` the compared columns (all but the protected and
         identifier-like ones).
     attribute_kinds_ : dict
@@ -374,6 +384,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         "interval": ["array-like", None],
         "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
         "binning": [StrOptions(set(BINNINGS))],
+        "structure_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
         "n_jobs": [numbers.Integral, None],
         "random_state": ["random_state"],
     }
@@ -403,6 +414,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         interval: list | None = None,
         n_bins: int = 5,
         binning: Literal["mdlp", "quantile"] = "mdlp",
+        structure_bootstrap: int = 0,
         n_jobs: int | None = None,
         random_state: Any = None,
     ) -> None:
@@ -428,6 +440,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         self.interval = interval
         self.n_bins = n_bins
         self.binning = binning
+        self.structure_bootstrap = structure_bootstrap
         self.n_jobs = n_jobs
         self.random_state = random_state
 
@@ -582,7 +595,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         for j in par:
             self.graph_.setdefault(columns[j], ())
         self._protected_arc = c in par
-        return [j for j in par if j != c]
+        weak = info.get("weak_parents", ())  # in the graph, not matched on (effect filter)
+        return [j for j in par if j != c and j not in weak]
 
     def _rule_text(self):
         if self.flag_rule == "tau":
@@ -824,7 +838,8 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         rows = np.flatnonzero(mask)
         sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
                                                               self_unit=self_unit[rows])
-        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff)
+        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff,
+                                         cells)
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(_COLUMNS)})
         summary["q_value"] = q[rows]
@@ -851,27 +866,40 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             y_fit=self._y_fit, method=self.method, k=self.k, rule=self._rule_text(),
             audit=audit, provenance=self._provenance())
 
-    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff):
-        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc."""
-        held_at = {}
-        smallest = min(self.group_sizes_)
-        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
-            other = self._transform(Z[rows], self_unit=self_unit, k=k)
+    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff, cells):
+        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc,
+        the structure bootstrap."""
+
+        def holds_on(other):  # whether each flagged row's flag holds on other rates
             full = np.full((Z.shape[0], other.shape[1]), np.nan)
             full[rows] = other
             if self.flag_rule == "exact":
                 # the gap and its per-person test: a smaller K has less power, so the
                 # audit's threshold would call fragile every flag that needs K testers
-                holds = np.zeros(Z.shape[0], dtype=bool)
                 level = max(cutoff, self._alpha_test())
                 with np.errstate(invalid="ignore"):
-                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
-            else:
-                holds = self._decide(full, Z, y)[0]
-            held_at[k] = holds
+                    return exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
+            return self._decide(full, Z, y)[0][rows]
+
+        held_at = {}
+        smallest = min(self.group_sizes_)
+        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
+            held_at[k] = np.zeros(Z.shape[0], dtype=bool)
+            held_at[k][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
         no_arc = self.structure_info_.get("protected_arc") is False
+        distance = NEAR_DISTANCE[self.method]
+        near = np.full((Z.shape[0], 2), np.nan)
+        near[rows] = near_testers(cells, rows.shape[0], distance)
+        held = None
+        if self.structure_bootstrap and self.method == "cbn" and self.graph is None \
+                and self.structure == "local" and rows.size:
+            held = np.full(Z.shape[0], np.nan)
+            held[rows], _ = structure_bootstrap(
+                self, Z, rows, self_unit, holds_on, n_replicates=self.structure_bootstrap,
+                random_state=self.random_state)
         return verdicts(candidate=self._group(Z) & ~self._positive(y), flagged=mask,
-                        n_eff=n_eff, held_at=held_at, no_arc=no_arc)
+                        n_eff=n_eff, held_at=held_at, no_arc=no_arc, near=near,
+                        near_distance=distance, structure_held=held)
 
     def _cell_rows(self):
         if self.method == "knn":  # a cell is a unit of identical records

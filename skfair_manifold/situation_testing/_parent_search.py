@@ -23,8 +23,10 @@ towards its stratum's by an m-estimate of weight 5 so that sparse cells do
 not inflate it). That is the direct effect Lemma 3 weighs, on the scale of
 the decision's rate. A parent below ``min_effect`` (default
 :data:`MIN_PARENT_EFFECT`, 0.05, the order of the legal threshold
-``tau = 0.05``) leaves Q: it changes the testers' rates by less than the
-gap the audit looks for, and costs the near testers it splits off. The
+``tau = 0.05``) stays a parent in the graph (``graph_``: the structure
+search's answer) but leaves Q, the attributes the testers are matched on
+(``q_``): it changes the testers' rates by less than the gap the audit
+looks for, and costs the near testers it splits off. The
 protected attribute is never left out for its effect: its arc is the
 paper's premise, judged by significance alone.
 
@@ -58,7 +60,7 @@ MIN_PARENT_EFFECT = 0.05
 
 def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
                         candidates=None, max_depth=None, test="g",
-                        repair=True, min_effect=MIN_PARENT_EFFECT):
+                        repair=True, min_effect=None):
     """Find the decision's parents by a local conditional-test search (PC-simple).
 
     Three steps: the marginal test of every candidate; the PC-simple
@@ -93,9 +95,11 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         The conditional independence test (see :func:`ci_test`).
     repair : bool, default=True
         Run the repair step.
-    min_effect : float, default=MIN_PARENT_EFFECT
-        The least effect of a parent other than ``protected_idx`` (see the
-        module's docstring); 0 keeps every parent the tests found.
+    min_effect : float or None, default=None
+        The least effect of a parent other than ``protected_idx`` to enter
+        Q (see the module's docstring); the parents below it are listed in
+        ``log["weak_parents"]`` (they stay among the returned parents, the
+        graph's). None: :data:`MIN_PARENT_EFFECT` (read at the call).
 
     Cost: ``p`` marginal tests; for the ``c`` candidates left, at most
     ``c * sum_{d=1..D} C(c - 1, d)`` tests, ``D = min(max_depth, c - 1)``
@@ -107,7 +111,8 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
     Returns
     -------
     parents : list of int
-        Column indices of ``Par(E)``, in column order.
+        Column indices of ``Par(E)``, in column order: every parent the
+        tests found (the graph's), the weak ones included.
     log : dict
         ``n_tests``, ``depth`` (the largest conditioning set of the
         elimination; the repair step conditions on all the parents found),
@@ -116,8 +121,9 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         by ``min_rows_per_dof``, decided by the CMH test), ``re_added`` (the
         columns re-admitted by the repair), ``sepsets``: per removed column,
         the separating set and p-value, ``effects``: per parent found by the
-        tests, its effect (see the module's docstring), and ``weak_parents``: those left out for an
-        effect below ``min_effect``.
+        tests, its effect (see the module's docstring), and ``weak_parents``:
+        those whose effect is below ``min_effect``, which stay in the graph
+        but are left out of Q.
     """
     if test not in TESTS:
         raise ValueError(f"test must be one of {TESTS}; got {test!r}.")
@@ -144,8 +150,9 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
                               sepsets, state)
     # C is a candidate like any other in the tests; only the effect filter spares it
     effects = parent_effects(codes, e, sorted(cand), levels, min_rows_per_dof, test, state)
+    if min_effect is None:
+        min_effect = MIN_PARENT_EFFECT
     weak = [j for j in sorted(cand) if j != protected_idx and effects[j] < min_effect]
-    cand = [j for j in cand if j not in weak]
     return sorted(cand), {"n_tests": state["n_tests"], "depth": state["depth"],
                           "depth_bound_hit": state["bound_hit"],
                           "n_skipped": state["n_skipped"], "re_added": added,

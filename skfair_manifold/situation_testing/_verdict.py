@@ -132,3 +132,83 @@ def near_testers(cells, n_rows, max_distance):
     np.add.at(near, (cells["query"][keep], cells["side"][keep]),
               (cells["weight"] * cells["n_records"])[keep])
     return near
+
+
+def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_state):
+    """Share of the structure bootstrap's replicates in which each flag holds.
+
+    Each replicate draws the fitted rows with replacement, runs the
+    auditor's structure search on them (same test, level, depth and effect
+    filter) and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
+    selector with that Q on all the fitted rows (the testers' pool does not
+    change, only the graph) and recomputes the rates of the flagged rows.
+    ``holds(out)`` says whether the flag holds on the (rows, 6) output (the
+    same rule as at ``K/2`` and ``2K``). A replicate that learns ``q_`` again
+    keeps every flag.
+
+    Parameters
+    ----------
+    est : SituationTestingAuditor
+        Fitted, ``method="cbn"``, graph learned by the local search.
+    Z : ndarray
+        The encoded rows of the audit.
+    rows : ndarray of int
+        The flagged rows of ``Z``.
+    self_unit : ndarray of int, shape (len(rows),)
+    holds : callable
+    n_replicates : int
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    share : ndarray of shape (len(rows),)
+    qs : list of tuple
+        The Q (column positions) of each replicate.
+    """
+    from sklearn.utils import check_random_state
+
+    from ._cbn import CBNSelector
+    from ._interval import diff_bounds
+    from ._parent_search import local_parent_search
+    from ._pvalue import effective_counts, fisher_pvalue
+
+    rng = check_random_state(random_state)
+    records = est._records
+    B = records.binned(records.Z)
+    codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
+                             for j in range(B.shape[1])])
+    positive = est._positive(est._y_fit)
+    group = est._group(records.Z)
+    e = positive.astype(np.intp)
+    c = est.protected_index_
+    candidates = [j for j in range(B.shape[1]) if j not in records.identifiers]
+    n = codes.shape[0]
+    Q = est._query(Z[rows])
+    kept = np.zeros(rows.shape[0])
+    qs = []
+    for _ in range(n_replicates):
+        idx = rng.randint(0, n, n)
+        par, _ = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
+                                     candidates=candidates, max_depth=est.max_depth,
+                                     test=est.structure_test)
+        q = tuple(j for j in par if j != c)
+        qs.append(q)
+        if list(q) == list(est._q_idx):
+            kept += 1.0
+            continue
+        if not q:
+            continue  # no parent: no subgroups to compare, the flag does not hold
+        q = list(q)
+        ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0)
+        selector = CBNSelector(B[:, q], est._units.unit_of_row, group, positive,
+                               records.nominal[q], ranges, est.smoothing)
+        pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = pos / nn
+            n_eff = nn * nn / w2
+        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
+        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
+                                   alpha=est._alpha_test(), method=est.bound)
+        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+        kept += holds(out)
+    return kept / max(n_replicates, 1), qs

@@ -5,6 +5,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -282,7 +283,7 @@ def test_an_irrelevant_column_stays_out_of_q_on_many_rows():
     assert set(est.q_) == {"income", "age", "edu", "region"}
 
 
-def test_a_weak_parent_leaves_q_for_its_effect_at_large_n():
+def test_a_weak_parent_is_marked_for_its_effect_at_large_n():
     # w moves the decision's rate by 0.02 (significant at 60,000 rows, far below tau);
     # s by 0.3; the protected column c by 0.03 is kept whatever its effect
     rng = np.random.RandomState(0)
@@ -295,7 +296,7 @@ def test_a_weak_parent_leaves_q_for_its_effect_at_large_n():
                                            min_effect=0.0)
     assert tests_only == [0, 1, 2] and log0["weak_parents"] == []
     got, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
-    assert got == [0, 1] and log["weak_parents"] == [2]
+    assert got == [0, 1, 2] and log["weak_parents"] == [2]  # a parent, not matched on
     assert log["effects"][1] > 0.1 > 0.05 > log["effects"][2]
     assert log["effects"][0] < 0.05  # c is weak too, and stays
 
@@ -313,3 +314,15 @@ def test_level_shift_reads_the_rate_shift_of_one_level():
     x2 = np.r_[np.zeros(1990, dtype=int), np.ones(10, dtype=int)]
     e2 = np.r_[np.tile([0, 1], 995), np.ones(10, dtype=int)]
     assert level_shift(_stratified_counts(x2, e2, None, 2, 2)) < 0.01
+
+
+def test_the_auditor_matches_on_the_strong_parents_and_keeps_the_weak_in_the_graph():
+    rng = np.random.RandomState(1)
+    n = 40000
+    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 2, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.02 * w - 0.1 * (sex == "f")).astype(int)
+    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    est = SituationTestingAuditor(protected="sex", protected_value="f", k=10).fit(X, y)
+    assert set(est.graph_["y"]) == {"sex", "s", "w"}
+    assert est.q_ == ["s"] and est.structure_info_["weak_parents"] == [2]
