@@ -240,7 +240,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     structure_bootstrap : int, default=0
         Replicates of the structure bootstrap behind the verdicts of
         ``report`` (``method="cbn"`` with a learned graph): the structure
-        search is run again on that many bootstrap samples of the fitted
+        search is run again on that many subsamples of half the fitted
         rows, and a flag that holds with the Q learned in fewer than half
         of them is ``"fragile"``. Each replicate costs one structure search
         (and, where its Q differs, one selector), so it is off by default;

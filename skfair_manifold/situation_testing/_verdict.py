@@ -30,7 +30,7 @@ negative decision); other rows get ``""``:
     bootstrap is asked for (``structure_bootstrap`` of the auditor, off by
     default: each replicate is one more structure search and, where its Q
     differs, one more selector), the flag does not hold with the Q learned
-    on a bootstrap sample of the rows in at least half of the replicates
+    on a subsample of half the rows in at least half of the replicates
     (:func:`structure_bootstrap`).
 ``"discriminated"``
     Flagged, and the flag holds at ``K/2``, ``K`` and ``2K``.
@@ -137,9 +137,11 @@ def near_testers(cells, n_rows, max_distance):
 def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_state):
     """Share of the structure bootstrap's replicates in which each flag holds.
 
-    Each replicate draws the fitted rows with replacement, runs the
-    auditor's structure search on them (same test, level, depth and effect
-    filter) and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
+    Each replicate draws half the fitted rows without replacement (a
+    subsample, as in stability selection: a bootstrap sample with
+    replacement repeats rows, and repeated rows make the conditional tests
+    liberal), runs the auditor's structure search on them (same
+    test, level, depth and effect filter) and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
     selector with that Q on all the fitted rows (the testers' pool does not
     change, only the graph) and recomputes the rates of the flagged rows.
     ``holds(out)`` says whether the flag holds on the (rows, 6) output (the
@@ -187,11 +189,11 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     kept = np.zeros(rows.shape[0])
     qs = []
     for _ in range(n_replicates):
-        idx = rng.randint(0, n, n)
-        par, _ = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
-                                     candidates=candidates, max_depth=est.max_depth,
-                                     test=est.structure_test)
-        q = tuple(j for j in par if j != c)
+        idx = rng.choice(n, n // 2, replace=False)
+        par, log = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
+                                       candidates=candidates, max_depth=est.max_depth,
+                                       test=est.structure_test)
+        q = tuple(j for j in par if j != c and j not in log["weak_parents"])
         qs.append(q)
         if list(q) == list(est._q_idx):
             kept += 1.0

@@ -325,5 +325,25 @@ def test_structure_bootstrap_keeps_flags_resting_on_a_stable_graph():
     share, qs = structure_bootstrap(est, Z, rows, est._units.lookup(Z[rows]),
                                     lambda out: np.ones(out.shape[0], dtype=bool),
                                     n_replicates=3, random_state=1)
-    assert len(qs) == 3 and all(est._q_idx[0] in q for q in qs)
+    assert len(qs) == 3 and all(q == (est._q_idx[0],) for q in qs)
     assert (share == 1.0).all()
+
+
+def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
+    from skfair_manifold.situation_testing._verdict import structure_bootstrap
+
+    rng = np.random.RandomState(1)
+    n = 40000
+    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 2, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.02 * w - 0.1 * (sex == "f")).astype(int)
+    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    est = SituationTestingAuditor(protected="sex", protected_value="f", k=30).fit(X, y)
+    assert est.q_ == ["s"] and "w" in est.graph_["y"]
+    Z = est._encode(est._validate(X))
+    rows = np.flatnonzero(est.flag(X, y))[:50]
+    assert rows.size
+    _, qs = structure_bootstrap(est, Z, rows, est._units.lookup(Z[rows]),
+                                lambda out: np.ones(out.shape[0], dtype=bool),
+                                n_replicates=2, random_state=0)
+    assert qs == [(1,), (1,)]
