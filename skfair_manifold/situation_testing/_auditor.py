@@ -292,7 +292,10 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         (whether ``max_depth`` stopped the search while larger sets were
         left), ``n_skipped`` (G-tests too sparse to run, decided by the
         CMH test), ``re_added`` (columns re-admitted by the repair step),
-        ``sepsets`` (per removed column, its separating set and p-value) and
+        ``sepsets`` (per removed column, its separating set and p-value),
+        ``effects`` and ``weak_parents`` (per parent found, by column
+        position, its effect on the decision; those below 0.05, in the
+        graph but not in ``q_``) and
         the identifier-like columns left out (only the algorithm and the
         identifier columns for ``structure="pc"``). For ``method="cbn"``,
         ``protected_arc``: whether the graph (given or learned) has the arc
