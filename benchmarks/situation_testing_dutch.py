@@ -258,7 +258,7 @@ def part_variant(X, y, repeats, ks, share=None):
         out()
 
 
-def part_error_control(X, y, repeats):
+def part_error_control(X, y, repeats, n_boot=0):
     """The default rule over an audit of every row: null runs, planted bias, verdicts."""
     out("## Error control across an audit of every row (K = 50, default rule)")
     out()
@@ -281,7 +281,8 @@ def part_error_control(X, y, repeats):
         for case, (Xc, yc) in (("null", (Xn, yn)), ("planted", (Xs, ys))):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")  # the null graph has no sex arc
-                learned[case] = auditor("cbn", 50, Xc).fit(Xc, yc)
+                learned[case] = auditor("cbn", 50, Xc, structure_bootstrap=n_boot,
+                                        random_state=r).fit(Xc, yc)
             for label, method, graph in methods(learned[case].q_):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
@@ -311,7 +312,65 @@ def part_error_control(X, y, repeats):
     out()
     out(f"{repeats} repeats, {time.perf_counter() - t0:.0f} s; standard deviation over the "
         f"repeats in parentheses. When a learned graph has no arc sex -> occupation, every "
-        f"flag of that audit is fragile.")
+        f"flag of that audit is fragile. Structure bootstrap of the learned Q: {n_boot} "
+        f"replicates (0: not run). Insufficient: fewer than 10 effective testers a side, or "
+        f"fewer than 10 testers a side within the stated distance (0.05 for CBN-DD, 0.2 for "
+        f"KNN-DD).")
+    out()
+
+
+def part_defaults(X, y, repeats, labels):
+    """The documented variant with every default: TP and TN of the targets, three ways."""
+    out("## Documented variant (share 50%) with the defaults: TP and TN over the repeats")
+    out()
+    out("Every option at its default (K = 50, the exact rule, fdr = 0.1, the learned Q with "
+        "its effect filter). TP / TN: shares of the 100 discriminated and of the 100 other "
+        "targets flagged and cleared, read three ways: *alone*, each target as a single "
+        "complainant (diff > tau and p_value <= alpha_test = 0.1); *targets*, `flag` on the "
+        "200 targets (Benjamini-Hochberg across them); *audit*, `flag` on every row, read at "
+        "the targets. Recall and precision: of the audit, against every flipped woman and the "
+        "negative women outside the biased profiles. Mean (standard deviation) over the "
+        "repeats.")
+    out()
+    t0 = time.perf_counter()
+    res = {}
+    for r in range(repeats):
+        Xs, ys, flipped, clean = semi_synthetic(X, y, r, share=0.5, masks=True)
+        _, _, pos, neg = semi_synthetic(X, y, r, share=0.5)
+        targets = np.concatenate([pos, neg])
+        truth = np.arange(targets.shape[0]) < len(pos)
+        for label, method, graph in methods([]):
+            if label not in labels:
+                continue
+            graph = None if label == "CBN-DD (learned Q)" else graph
+            est = auditor(method, 50, Xs, graph).fit(Xs, ys)
+            flags = est.flag(Xs, ys)
+            rates = est.transform(Xs.iloc[targets])
+            alone = (rates[:, 2] > est.tau + 1e-12) & (rates[:, 5] <= est._alpha_test())
+            together = est.flag(Xs.iloc[targets], ys.iloc[targets])
+            row = []
+            for f in (alone, together, flags[targets]):
+                row += [f[truth].mean(), (~f[~truth]).mean()]
+            tp, fp = int((flags & flipped).sum()), int((flags & clean).sum())
+            row += [tp / flipped.sum(), tp / max(tp + fp, 1)]
+            res.setdefault(label, []).append(row)
+            if label == "CBN-DD (learned Q)":
+                res.setdefault("q", []).append(", ".join(est.q_))
+    out("| method | alone TP | TN | targets TP | TN | audit TP | TN | audit recall | "
+        "precision |")
+    out("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label in labels:
+        v = np.array(res[label])
+        out(f"| {label} | " + " | ".join(f"{m:.3f} ({sd:.3f})"
+                                         for m, sd in zip(v.mean(axis=0), v.std(axis=0)))
+            + " |")
+    out()
+    if "q" in res:
+        qs, counts = np.unique(res["q"], return_counts=True)
+        out("Learned Q: " + "; ".join(f"{q} ({c} of {repeats})" for q, c in zip(qs, counts))
+            + ".")
+        out()
+    out(f"{repeats} repeats, {time.perf_counter() - t0:.0f} s.")
     out()
 
 
@@ -321,9 +380,13 @@ def main(argv=None):
                         help="folder holding dutch_census/dutch.csv (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="2 repeats, K = 10 and 50")
-    parser.add_argument("--parts", nargs="+",
-                        default=["audit", "rules", "variant", "2b", "error-control"],
-                        choices=["audit", "rules", "variant", "2b", "error-control"])
+    parts = ["audit", "rules", "variant", "2b", "error-control", "defaults"]
+    parser.add_argument("--parts", nargs="+", default=parts, choices=parts)
+    parser.add_argument("--structure-bootstrap", type=int, default=0,
+                        help="replicates of the structure bootstrap in 'error-control'")
+    parser.add_argument("--methods", nargs="+", default=[m[0] for m in methods([])],
+                        choices=[m[0] for m in methods([])],
+                        help="methods of the 'defaults' part")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_dutch.md"))
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
@@ -333,7 +396,9 @@ def main(argv=None):
     out("# Situation testing on the Dutch census (Zhang, Wu and Wu 2016, section 5)")
     out()
     out(f"`python benchmarks/situation_testing_dutch.py{' --quick' if args.quick else ''} "
-        f"--repeats {repeats} --parts {' '.join(args.parts)}`")
+        f"--repeats {repeats} --parts {' '.join(args.parts)}"
+        f"{' --methods ' + ' '.join(repr(m) for m in args.methods) if 'defaults' in args.parts else ''}"
+        f"{f' --structure-bootstrap {args.structure_bootstrap}' if args.structure_bootstrap else ''}`")
     out()
     if "audit" in args.parts:
         part_audit(X, y)
@@ -344,7 +409,9 @@ def main(argv=None):
     if "2b" in args.parts:
         part_variant(X, y, repeats, ks, share=None)
     if "error-control" in args.parts:
-        part_error_control(X, y, repeats)
+        part_error_control(X, y, repeats, args.structure_bootstrap)
+    if "defaults" in args.parts:
+        part_defaults(X, y, repeats, args.methods)
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text("\n".join(LINES) + "\n")
     print(f"written to {args.output}")

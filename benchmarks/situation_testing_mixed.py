@@ -246,7 +246,7 @@ def part_calibration(replicates, n=300, k=20):
     out()
 
 
-def part_error_control(n, repeats, ks):
+def part_error_control(n, repeats, ks, n_boot=0):
     """The default rule over a whole audit: null runs, planted bias, verdicts."""
     out(f"## Error control across an audit ({n} rows, {repeats} repeats, default rule)")
     out()
@@ -256,26 +256,34 @@ def part_error_control(n, repeats, ks):
         "precision = flipped flagged / (flipped flagged + flagged women with a negative "
         "decision outside the biased regions). Verdicts: shares among the flagged. "
         "Passes: passes over every row's rates by `flag` then `report` (1: `report` reused "
-        "`flag`'s rates); report s / flag s.")
+        "`flag`'s rates); report s / flag s. Standard deviation over the repeats in "
+        "parentheses. Insufficient: fewer than 10 effective testers a side, or fewer than 10 "
+        "testers a side within the stated distance (0.05 for CBN-DD, 0.2 for KNN-DD). "
+        f"Structure bootstrap (CBN-DD): {n_boot} replicates (0: not run).")
     out()
     out("| method | K | null flagged | null alone | planted recall | precision | planted "
         "alone | verdicts (planted) | passes | report s / flag s |")
     out("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     t0 = time.perf_counter()
+    learned_q = set()
     for method in ("cbn", "knn"):
         for k in ks:
             rows = []
             verdicts = {}
+            qs = set()
             for r in range(repeats):
                 row = {}
                 for share in (0.0, 0.5):
                     X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore")  # the null graph has no sex arc
-                        est = SituationTestingAuditor(protected="sex", protected_value="female",
-                                                      method=method, k=k).fit(X, y)
+                        est = SituationTestingAuditor(
+                            protected="sex", protected_value="female", method=method, k=k,
+                            structure_bootstrap=n_boot, random_state=r).fit(X, y)
                     res = audit_error_control(est, X, y, discriminated=disc, clean=clean)
                     row[share] = res
+                    if method == "cbn":
+                        qs.add(f"{', '.join(map(str, est.q_))}")
                     if share:
                         for label, c in res["verdicts"].items():
                             verdicts[label] = verdicts.get(label, 0) + c
@@ -284,13 +292,20 @@ def part_error_control(n, repeats, ks):
             def mean(share, key):
                 return np.nanmean([row[share][key] for row in rows])
 
+            def sd(share, key):
+                return np.nanstd([row[share][key] for row in rows])
+
             out(f"| {method.upper()}-DD | {k} | {mean(0.0, 'flagged'):.4f} | "
-                f"{mean(0.0, 'alone'):.3f} | {mean(0.5, 'recall'):.3f} | "
-                f"{mean(0.5, 'precision'):.3f} | {mean(0.5, 'alone'):.3f} | "
+                f"{mean(0.0, 'alone'):.3f} | {mean(0.5, 'recall'):.3f} ({sd(0.5, 'recall'):.3f}) | "
+                f"{mean(0.5, 'precision'):.3f} ({sd(0.5, 'precision'):.3f}) | "
+                f"{mean(0.5, 'alone'):.3f} | "
                 f"{verdict_shares(verdicts)} | {max(row[0.5]['report_passes'] for row in rows)} "
                 f"| {np.mean([row[0.5]['report_s'] / row[0.5]['flag_s'] for row in rows]):.2f} |")
+            if qs:
+                learned_q.update(qs)
     out()
-    out(f"({time.perf_counter() - t0:.0f} s)")
+    out(f"Q learned by CBN-DD: {' | '.join(sorted(learned_q))} "
+        f"({time.perf_counter() - t0:.0f} s)")
     out()
 
 
@@ -309,6 +324,8 @@ def main(argv=None):
                         help="only the per-person p-value on null data")
     parser.add_argument("--calibration-replicates", type=int, default=500)
     parser.add_argument("--error-control-ks", type=int, nargs="+", default=[50, 100, 200])
+    parser.add_argument("--structure-bootstrap", type=int, default=0,
+                        help="replicates of the structure bootstrap in the error control")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_mixed.md"))
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -324,7 +341,13 @@ def main(argv=None):
     if args.calibration_only:
         part_calibration(args.calibration_replicates)
     if args.error_control_only:
-        part_error_control(args.error_control_rows, repeats, args.error_control_ks)
+        out(f"`python benchmarks/situation_testing_mixed.py --error-control-only --repeats "
+            f"{repeats} --error-control-rows {args.error_control_rows} --error-control-ks "
+            f"{' '.join(map(str, args.error_control_ks))} --structure-bootstrap "
+            f"{args.structure_bootstrap}`")
+        out()
+        part_error_control(args.error_control_rows, repeats, args.error_control_ks,
+                           args.structure_bootstrap)
     if args.calibration_only or args.error_control_only:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text("\n".join(LINES) + "\n")

@@ -13,7 +13,7 @@ import numpy as np
 from ._evidence import SIDES, SituationTestingReport
 from ._flags import COLUMNS, exceeds
 from ._records import KINDS
-from ._verdict import verdicts
+from ._verdict import NEAR_DISTANCE, near_testers, structure_bootstrap, verdicts
 
 
 class EvidenceAssembly:
@@ -30,7 +30,8 @@ class EvidenceAssembly:
         rows = np.flatnonzero(mask)
         sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
                                                               self_unit=self_unit[rows])
-        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff)
+        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff,
+                                         cells)
         rule = self._rule_text()
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(COLUMNS)})
@@ -68,27 +69,42 @@ class EvidenceAssembly:
                      for j, name in enumerate(self._columns)},
             audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
 
-    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff):
-        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc."""
-        held_at = {}
-        smallest = min(self.group_sizes_)
-        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
-            other = self._transform(Z[rows], self_unit=self_unit, k=k)
+    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff, cells):
+        """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc,
+        the structure bootstrap."""
+
+        def holds_on(other):  # whether each flagged row's flag holds on other rates
             full = np.full((Z.shape[0], other.shape[1]), np.nan)
             full[rows] = other
             if self.flag_rule == "exact":
                 # the gap and its per-person test: a smaller K has less power, so the
                 # audit's threshold would call fragile every flag that needs K testers
-                holds = np.zeros(Z.shape[0], dtype=bool)
                 level = max(cutoff, self._alpha_test())
                 with np.errstate(invalid="ignore"):
-                    holds[rows] = exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
-            else:
-                holds = self._decide(full, Z, y)[0]
-            held_at[k] = holds
+                    return exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
+            return self._decide(full, Z, y)[0][rows]
+
+        held_at = {}
+        smallest = min(self.group_sizes_)
+        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
+            held_at[k] = np.zeros(Z.shape[0], dtype=bool)
+            held_at[k][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
         no_arc = self.structure_info_.get("protected_arc") is False
+        distance = NEAR_DISTANCE.get(self.method)
+        near = None  # a registered method without a stated distance: no such check
+        if distance is not None:
+            near = np.full((Z.shape[0], 2), np.nan)
+            near[rows] = near_testers(cells, rows.shape[0], distance)
+        held = None
+        if self.structure_bootstrap and self.method == "cbn" and self.graph is None \
+                and self.structure == "local" and rows.size:
+            held = np.full(Z.shape[0], np.nan)
+            held[rows], _ = structure_bootstrap(
+                self, Z, rows, self_unit, holds_on, n_replicates=self.structure_bootstrap,
+                random_state=self.random_state)
         return verdicts(candidate=self._group(Z) & ~self._positive(y), flagged=mask,
-                        n_eff=n_eff, held_at=held_at, no_arc=no_arc)
+                        n_eff=n_eff, held_at=held_at, no_arc=no_arc, near=near,
+                        near_distance=distance, structure_held=held)
 
     def _provenance(self):
         """What the evidence rests on: version, date, options, graph, column kinds."""

@@ -96,6 +96,7 @@ PARAMETER_CONSTRAINTS = {
     "interval": ["array-like", None],
     "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
     "binning": [StrOptions(set(BINNINGS))],
+    "structure_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
     "n_jobs": [numbers.Integral, None],
     "random_state": ["random_state"],
 }

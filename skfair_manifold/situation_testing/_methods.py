@@ -204,7 +204,8 @@ class CBNMethod:
         for j in par:
             self.graph.setdefault(columns[j], ())
         self.protected_arc = c in par
-        return [j for j in par if j != c]
+        weak = info.get("weak_parents", ())  # in the graph, not matched on (effect filter)
+        return [j for j in par if j != c and j not in weak]
 
     def query(self, Z):
         return self.records.binned(Z)[:, self.q]

@@ -6,7 +6,18 @@ negative decision); other rows get ``""``:
 ``"insufficient"``
     Fewer than ``MIN_EFFECTIVE_TESTERS`` effective testers on a side
     (``n_eff = n**2 / sum(w**2)``, see ``_pvalue``): too little evidence
-    either way, flagged or not.
+    either way, flagged or not. Also a flagged person with fewer than
+    ``MIN_EFFECTIVE_TESTERS`` testers on a side within ``NEAR_DISTANCE`` of
+    her (the testers are there, but far: the comparison is no longer one
+    of similar people). The distance is the method's own: for CBN-DD
+    Eq. 5, the sum over the attributes that differ of their causal effect
+    on the decision times their value distance, so a tester within 0.05 (the
+    legal threshold ``tau``) differs from the claimant in attributes that
+    move the expected decision by about ``tau`` at most; for KNN-DD the mean
+    over the compared attributes of the range-normalised (or overlap)
+    distance, within 0.2: one attribute in five differing, or every one by
+    a fifth of its range. Checked for the flagged, whose testers the report
+    lists (a clearance is not checked, see below).
 ``"fragile"``
     Flagged, but the flag does not survive another reasonable choice: the
     same rule does not hold with ``K/2`` or with ``2K`` testers a side (for
@@ -15,7 +26,12 @@ negative decision); other rows get ``""``:
     threshold asks for), or the causal graph
     has no arc from the protected attribute to the decision (CBN-DD's
     premise fails, so the graph itself says the decision does not depend
-    on it directly).
+    on it directly), or, when the graph was learned and the structure
+    bootstrap is asked for (``structure_bootstrap`` of the auditor, off by
+    default: each replicate is one more structure search and, where its Q
+    differs, one more selector), the flag does not hold with the Q learned
+    on a subsample of half the rows in at least half of the replicates
+    (:func:`structure_bootstrap`).
 ``"discriminated"``
     Flagged, and the flag holds at ``K/2``, ``K`` and ``2K``.
 ``"not discriminated"``
@@ -30,8 +46,15 @@ VERDICTS = ("discriminated", "not discriminated", "fragile", "insufficient")
 #: The least effective number of testers per side for a verdict either way.
 MIN_EFFECTIVE_TESTERS = 10
 
+#: The distance within which ``MIN_EFFECTIVE_TESTERS`` testers a side must lie, per method.
+NEAR_DISTANCE = {"cbn": 0.05, "knn": 0.2}
 
-def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
+#: The least share of the structure bootstrap's replicates in which a flag must hold.
+BOOTSTRAP_HOLD_SHARE = 0.5
+
+
+def verdicts(*, candidate, flagged, n_eff, held_at, no_arc, near=None,
+             near_distance=None, structure_held=None):
     """Labels and reasons of every row.
 
     Parameters
@@ -44,6 +67,14 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
         flagged rows only).
     no_arc : bool
         The graph has no arc protected -> decision.
+    near : ndarray of shape (m, 2) or None
+        Testers of each side within ``near_distance`` of the person (NaN
+        where not counted; read for the flagged rows only).
+    near_distance : float or None
+        The distance of ``near``, for the reason.
+    structure_held : ndarray of float, shape (m,), or None
+        Share of the structure bootstrap's replicates in which the flag
+        holds (NaN or None: not run).
 
     Returns
     -------
@@ -59,6 +90,13 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
         reason[lost] = [f"{r}; " if r else "" for r in reason[lost]]
         reason[lost] += f"not flagged at K={k}"
         fragile |= lost
+    if structure_held is not None:
+        with np.errstate(invalid="ignore"):
+            lost = flagged & (np.asarray(structure_held) < BOOTSTRAP_HOLD_SHARE)
+        reason[lost] = [f"{r}; " if r else "" for r in reason[lost]]
+        reason[lost] = [f"{r}held in {100 * h:.0f}% of the structure bootstrap"
+                        for r, h in zip(reason[lost], np.asarray(structure_held)[lost])]
+        fragile |= lost
     if no_arc:
         reason[flagged] = [f"{r}; " if r else "" for r in reason[flagged]]
         reason[flagged] += "no arc protected -> decision in the graph"
@@ -71,4 +109,108 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc):
     verdict[few] = "insufficient"
     reason[few] = [f"fewer than {MIN_EFFECTIVE_TESTERS} effective testers on a side "
                    f"({a:.1f} / {b:.1f})" for a, b in n_eff[few]]
+    if near is not None:
+        near = np.asarray(near, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            far = flagged & ~few & (np.nanmin(np.where(np.isnan(near), np.inf, near), axis=1)
+                                    < MIN_EFFECTIVE_TESTERS)
+        verdict[far] = "insufficient"
+        reason[far] = [f"fewer than {MIN_EFFECTIVE_TESTERS} testers on a side within distance "
+                       f"{near_distance:g} ({a:.1f} / {b:.1f})" for a, b in near[far]]
     return verdict, reason
+
+
+def near_testers(cells, n_rows, max_distance):
+    """Testers of each side within ``max_distance`` of each query: shape (n_rows, 2).
+
+    ``cells`` is the selectors' table of the testers taken (``query``,
+    ``side``, ``distance``, ``n_records``, ``weight``): a cell counts with its
+    expected testers ``weight * n_records``.
+    """
+    near = np.zeros((n_rows, 2))
+    keep = cells["distance"] <= max_distance + 1e-12
+    np.add.at(near, (cells["query"][keep], cells["side"][keep]),
+              (cells["weight"] * cells["n_records"])[keep])
+    return near
+
+
+def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_state):
+    """Share of the structure bootstrap's replicates in which each flag holds.
+
+    Each replicate draws half the fitted rows without replacement (a
+    subsample, as in stability selection: a bootstrap sample with
+    replacement repeats rows, and repeated rows make the conditional tests
+    liberal), runs the auditor's structure search on them (same
+    test, level, depth and effect filter) and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
+    selector with that Q on all the fitted rows (the testers' pool does not
+    change, only the graph) and recomputes the rates of the flagged rows.
+    ``holds(out)`` says whether the flag holds on the (rows, 6) output (the
+    same rule as at ``K/2`` and ``2K``). A replicate that learns ``q_`` again
+    keeps every flag.
+
+    Parameters
+    ----------
+    est : SituationTestingAuditor
+        Fitted, ``method="cbn"``, graph learned by the local search.
+    Z : ndarray
+        The encoded rows of the audit.
+    rows : ndarray of int
+        The flagged rows of ``Z``.
+    self_unit : ndarray of int, shape (len(rows),)
+    holds : callable
+    n_replicates : int
+    random_state : int, RandomState or None
+
+    Returns
+    -------
+    share : ndarray of shape (len(rows),)
+    qs : list of tuple
+        The Q (column positions) of each replicate.
+    """
+    from sklearn.utils import check_random_state
+
+    from ._cbn import CBNSelector
+    from ._interval import diff_bounds
+    from ._parent_search import local_parent_search
+    from ._pvalue import effective_counts, fisher_pvalue
+
+    rng = check_random_state(random_state)
+    records = est._records
+    B = records.binned(records.Z)
+    codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
+                             for j in range(B.shape[1])])
+    positive = est._positive(est._y_fit)
+    group = est._group(records.Z)
+    e = positive.astype(np.intp)
+    c = est.protected_index_
+    candidates = [j for j in range(B.shape[1]) if j not in records.identifiers]
+    n = codes.shape[0]
+    Q = records.binned(Z[rows])
+    kept = np.zeros(rows.shape[0])
+    qs = []
+    for _ in range(n_replicates):
+        idx = rng.choice(n, n // 2, replace=False)
+        par, log = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
+                                       candidates=candidates, max_depth=est.max_depth,
+                                       test=est.structure_test)
+        q = tuple(j for j in par if j != c and j not in log["weak_parents"])
+        qs.append(q)
+        if list(q) == list(est._q_idx):
+            kept += 1.0
+            continue
+        if not q:
+            continue  # no parent: no subgroups to compare, the flag does not hold
+        q = list(q)
+        ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0)
+        selector = CBNSelector(B[:, q], est._units.unit_of_row, group, positive,
+                               records.nominal[q], ranges, est.smoothing)
+        pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p = pos / nn
+            n_eff = nn * nn / w2
+        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
+        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
+                                   alpha=est._alpha_test(), method=est.bound)
+        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+        kept += holds(out)
+    return kept / max(n_replicates, 1), qs

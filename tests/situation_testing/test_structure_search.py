@@ -5,6 +5,7 @@ from itertools import combinations
 from math import comb
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -280,3 +281,48 @@ def test_an_irrelevant_column_stays_out_of_q_on_many_rows():
     X, y, _, _ = make_planted_bias(20000, bias_share=0.5, random_state=0)
     est = SituationTestingAuditor(protected="sex", protected_value="female", k=10).fit(X, y)
     assert set(est.q_) == {"income", "age", "edu", "region"}
+
+
+def test_a_weak_parent_is_marked_for_its_effect_at_large_n():
+    # w moves the decision's rate by 0.02 (significant at 60,000 rows, far below tau);
+    # s by 0.3; the protected column c by 0.03 is kept whatever its effect
+    rng = np.random.RandomState(0)
+    n = 60000
+    c, s, w = rng.randint(0, 2, n), rng.randint(0, 3, n), rng.randint(0, 2, n)
+    noise = rng.randint(0, 3, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.02 * w - 0.03 * c).astype(np.intp)
+    codes = np.column_stack([c, s, w, noise]).astype(np.intp)
+    tests_only, log0 = local_parent_search(codes, y, alpha=0.01, protected_idx=0,
+                                           min_effect=0.0)
+    assert tests_only == [0, 1, 2] and log0["weak_parents"] == []
+    got, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
+    assert got == [0, 1, 2] and log["weak_parents"] == [2]  # a parent, not matched on
+    assert log["effects"][1] > 0.1 > 0.05 > log["effects"][2]
+    assert log["effects"][0] < 0.05  # c is weak too, and stays
+
+
+def test_level_shift_reads_the_rate_shift_of_one_level():
+    from skfair_manifold.situation_testing._citests import _stratified_counts, level_shift
+
+    # one stratum; level 1 of x (half the rows) has rate 0.7, level 0 rate 0.3: each level
+    # is 0.2 from the stratum's 0.5 (the m-estimate pulls a little towards it)
+    x = np.repeat([0, 1], 1000)
+    e = np.r_[np.repeat([1, 0], [300, 700]), np.repeat([1, 0], [700, 300])]
+    got = level_shift(_stratified_counts(x, e, None, 2, 2))
+    assert abs(got - 0.2 * 1000 / 1005) < 1e-9
+    # a level under 5% of the rows does not count
+    x2 = np.r_[np.zeros(1990, dtype=int), np.ones(10, dtype=int)]
+    e2 = np.r_[np.tile([0, 1], 995), np.ones(10, dtype=int)]
+    assert level_shift(_stratified_counts(x2, e2, None, 2, 2)) < 0.01
+
+
+def test_the_auditor_matches_on_the_strong_parents_and_keeps_the_weak_in_the_graph():
+    rng = np.random.RandomState(1)
+    n = 40000
+    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 2, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.02 * w - 0.1 * (sex == "f")).astype(int)
+    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    est = SituationTestingAuditor(protected="sex", protected_value="f", k=10).fit(X, y)
+    assert set(est.graph_["y"]) == {"sex", "s", "w"}
+    assert est.q_ == ["s"] and est.structure_info_["weak_parents"] == [2]
