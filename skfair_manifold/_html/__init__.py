@@ -17,6 +17,8 @@ import re
 
 import numpy as np
 
+from ._witnesses import witness_cards
+
 __all__ = ["audit_summary", "evidence_table", "render_evidence", "render_fairness_report",
            "tester_frame"]
 
@@ -404,6 +406,7 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
         "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
                          for g in gaps if not g["summary"]),
         "settings": settings_rows(data), "fragment": fragment,
+        "witnesses": witness_cards(data),
     }
     return _environment().get_template("report.html.j2").render(**context)
 

@@ -307,9 +307,9 @@ str, int or list
                          n_boot=n_boot, rng=rng)
     caught = list(parts.messages)
 
-    hfm = hfm_bunch = hfm_features = None
+    hfm = hfm_bunch = hfm_features = hfm_witnesses = None
     if X is not None:
-        hfm, hfm_bunch, hfm_features = _hfm_section(
+        hfm, hfm_bunch, hfm_features, hfm_witnesses = _hfm_section(
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["A"], attributes,
             rows["positions"], estimator,
             {"random_state": seed, **(hfm_options or {})}, caught, parts.summary_label)
@@ -348,7 +348,7 @@ str, int or list
     }
     report = FairnessReport(
         by_group=parts.by_group, overall=parts.overall, gaps=parts.gaps, hfm=hfm,
-        hfm_report=hfm_bunch, dr=dr, intervals=parts.intervals, cells=table,
+        hfm_report=hfm_bunch, hfm_witnesses=hfm_witnesses, dr=dr, intervals=parts.intervals, cells=table,
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
     return report
@@ -387,8 +387,13 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
 
 def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
                  caught, label):
-    """HFM per attribute on the features the model sees; returns (frame, bunch, features)."""
+    """HFM per attribute on the features the model sees.
+
+    Returns (frame, bunch, features, witnesses): ``witnesses`` as
+    :func:`~._hfm_witnesses.witness_records` gives them.
+    """
     from ._hfm import hfm_report as _hfm_report
+    from ._hfm_witnesses import witness_records
 
     features = None
     if estimator is not None:
@@ -408,7 +413,10 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
             caught.append(str(item.message))
         else:  # pragma: no cover - re-emit what is not ours to record
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-    return _hfm_frame(bunch, attributes, label), bunch, features
+    witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
+                                feature_names=features, scale=options.get("scale", True))
+    witnesses["method"] = bunch.method
+    return _hfm_frame(bunch, attributes, label), bunch, features, witnesses
 
 
 def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
