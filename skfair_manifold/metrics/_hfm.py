@@ -33,6 +33,7 @@ from ..utils._validation import (
     label_coordinates,
 )
 from ._common import UndefinedFairnessWarning
+from ._hfm_bootstrap import hfm_row_intervals
 
 MSG_D_ZERO = (
     "{name} is undefined: D = 0 with the true labels, i.e. every row has an identical row "
@@ -80,6 +81,7 @@ _PARAMS = {
     "sample_size": [Interval(Integral, 2, None, closed="left")],
     "max_checks": [Interval(Integral, 0, None, closed="left"), None],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
+    "n_boot": [Interval(Integral, 0, None, closed="left")],
 }
 
 _PARAMS_DOC = """
@@ -160,7 +162,8 @@ _PARAMS_DOC = """
         interval in ``hfm_report(...).ci`` says how far it may be off.
 
     confidence : float, default=0.95
-        Level of the intervals of the means in ``hfm_report(...).ci``."""
+        Level of the intervals of the means in ``hfm_report(...).ci`` (and
+        ``row_ci``)."""
 
 _LOG_NOTE = """
     Notes
@@ -240,7 +243,7 @@ def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, 
 def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_vectors,
              random_state, n_jobs, candidates, sample_size=DEFAULT_SAMPLE_SIZE,
              max_checks=None, confidence=0.95, want_max=True, want_avg=True,
-             with_witnesses=False):
+             with_witnesses=False, n_boot=0):
     """Validated inputs -> the full report (see :func:`hfm_report`)."""
     X, y_true, y_pred, codes, names, groups = _prepare(y_true, y_pred, X,
                                                        sensitive_features, scale=scale)
@@ -251,6 +254,10 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
                              want_max=want_max)
     if with_witnesses:
         report.witnesses = _witnesses(X, (y_true, y_pred), codes, names, groups, report)
+    report.row_ci = None if not n_boot else hfm_row_intervals(
+        X, (y_true, y_pred), codes, report, n_boot=n_boot, confidence=confidence,
+        random_state=random_state, sample=report.get("sample_rows"),
+        sample_exact=report.get("sample_distances"))
     return report
 
 
@@ -277,7 +284,8 @@ def _compute_report(X, y_true, y_pred, codes, names, *, method, m1, m2, n_vector
     cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
                    n_jobs=n_jobs)
     extras.update(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
-                  sample_size=int(sample.size))
+                  sample_size=int(sample.size), sample_rows=sample,
+                  sample_distances=cert.sample_exact)
     return _certified_summary(rows, cert, sample, names, extras, budget)
 
 
@@ -489,6 +497,7 @@ def hfm_report(
     sample_size: int = DEFAULT_SAMPLE_SIZE,
     max_checks: int | None = None,
     confidence: float = 0.95,
+    n_boot: int = 0,
 ) -> Bunch:
     """Both HFM values, the four distances and the per-attribute breakdown, in one call.
 
@@ -496,6 +505,11 @@ def hfm_report(
     labels (``D``) and the predictions (``D_f``), then Eq. 8a and 8b overall
     and for each attribute alone.
     {params}
+
+    n_boot : int, default=0
+        Replicates of the intervals of ``d_avg``, ``d_f_avg`` and ``hfm_avg``
+        over the sampling of rows (``row_ci``); 0 gives none. Seeded by
+        ``random_state``. See the user guide for what they estimate.
 
     Returns
     -------
@@ -523,7 +537,19 @@ def hfm_report(
         ``d_f_max_exact`` (the check completed, so the value is exact) and
         ``per_attribute_exact`` (2, n_attributes). ``confidence`` and, for
         the approximation, ``m1``, ``m2`` (the value used), ``n_vectors``,
-        ``candidates``, ``sample_size`` (the rows drawn).
+        ``candidates``, ``sample_size`` (the rows drawn), ``sample_rows`` and
+        ``sample_distances`` (2, n_attributes, sample_size), their exact
+        distances with the true labels and the predictions.
+
+        Sampling of the rows: ``row_ci`` (``None`` unless ``n_boot``), a
+        Bunch of ``(low, high)`` pairs of ``d_avg``, ``d_f_avg`` and
+        ``hfm_avg`` and ``per_attribute`` arrays (n_attributes, 2): how far
+        the value may be from its population value because these rows were
+        drawn (``ci`` says how far the approximation may be from the exact
+        value on these rows). The estimand is the population mean of the
+        distance from a person to the nearest person of another group in
+        the table scored, the model held fixed (``row_ci.estimand``); the
+        maxima have none (``row_ci.maxima`` says why).
 
         Who the numbers are about: ``witnesses.maxima``, for ``y_true`` and
         ``y_pred`` and each attribute, the row of the largest row distance
@@ -577,7 +603,7 @@ def hfm_report(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
         n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates,
         sample_size=sample_size, max_checks=max_checks, confidence=confidence,
-        with_witnesses=True)
+        with_witnesses=True, n_boot=n_boot)
     _warn_undefined("hfm_max", report.d_max, report.d_f_max)
     _warn_undefined("hfm_avg", report.d_avg, report.d_f_avg)
     return report
