@@ -173,6 +173,11 @@ def result_dict(report, names, *, baselines):
         result["ci"] = dict(ci)
     if report.get("hfm_witnesses") is not None:
         result["witnesses"] = report["hfm_witnesses"]
+    row_ci = bunch.get("row_ci")
+    if row_ci is not None:  # --n-boot: the intervals over the sampling of rows
+        result["row_ci"] = {key: row_ci[key] for key in (
+            "d_avg", "d_f_avg", "hfm_avg", "confidence", "n_boot", "method", "estimand",
+            "maxima")}
     for k, name in enumerate(names):
         row = {"hfm_max": float(per.hfm_max[k]), "hfm_avg": float(per.hfm_avg[k]),
                "D_max": float(per.d_max[k]), "D_f_max": float(per.d_f_max[k]),

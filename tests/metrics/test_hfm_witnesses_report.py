@@ -155,3 +155,18 @@ def test_witness_records_of_an_array_and_of_equal_people():
     assert [p["row"] for p in top["people"]] == [2, 0]
     assert_allclose(top["distance"], np.sqrt(3.0))
     assert_allclose([top["label_share"], *top["shares"]], [1 / 3, 1 / 3, 1 / 3])
+
+
+def test_the_hfm_command_json_carries_the_intervals_over_rows(tmp_path, capsys):
+    X, A, y, y_pred = _data(4, n=200)
+    path = tmp_path / "predictions.csv"
+    pd.concat([X, A, y, y_pred], axis=1).to_csv(path, index=False)
+    code = main(["hfm", str(path), "--label", "label", "--prediction", "pred",
+                 "--sensitive", "sex", "region", "--method", "exact", "--format", "json",
+                 "--n-boot", "100", "--seed", "3"])
+    out, err = capsys.readouterr()
+    assert code == EXIT_OK, err
+    result = json.loads(out)
+    low, high = result["row_ci"]["hfm_avg"]
+    assert low <= result["hfm_avg"] <= high
+    assert result["row_ci"]["n_boot"] == 100 and "maxima" in result["row_ci"]
