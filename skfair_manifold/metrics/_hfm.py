@@ -21,6 +21,7 @@ from ..distances._approx import approx_row_distances, draw_projections, resolve_
 from ..distances._certified import certify, mean_covariance, mean_estimate
 from ..distances._exact import ExactEngine, nearest_rows
 from ..distances._reuse import exact_rows
+from ..distances._sample_size import adaptive_sample
 from ..distances._numerics import distance_features
 from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import Interval, StrOptions, validate_params
@@ -49,8 +50,12 @@ MSG_DF_ZERO = (
 
 #: Repetitions of the projections of the certified approximation (the paper: 25).
 DEFAULT_M1 = 5
-#: Rows of the random sample whose exact distances correct the approximate means.
+#: Rows checked for the maxima at least (``sample_size="auto"``), and the sample of
+#: ``exact_is_cheaper``'s rule.
 DEFAULT_SAMPLE_SIZE = 4000
+#: ``method="auto"`` runs the exact engine when the adaptive sample would hold more
+#: than this share of the rows (the sample's exact checks then cost more).
+AUTO_SAMPLE_SHARE = 1 / 3
 #: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
 AUTO_ROWS = 12_500
 
@@ -78,7 +83,7 @@ _PARAMS = {
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "candidates": [StrOptions({"positions", "others"})],
-    "sample_size": [Interval(Integral, 2, None, closed="left")],
+    "sample_size": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
     "max_checks": [Interval(Integral, 0, None, closed="left"), None],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
     "n_boot": [Interval(Integral, 0, None, closed="left")],
@@ -150,16 +155,22 @@ _PARAMS_DOC = """
         reading; tighter when one group dominates an attribute). See
         :func:`skfair_manifold.distances.accele_dist`.
 
-    sample_size : int, default=4000
+    sample_size : int or "auto", default="auto"
         Rows drawn at random (seeded by ``random_state``) whose exact
         distances correct the approximate means (approximation only). With
         ``sample_size >= n_samples`` the approximation gives the exact values.
+        ``"auto"``: a pilot of 1,000 rows measures the spread of the
+        approximation's error, and the sample grows to the size that gives
+        the interval of ``d_avg`` (and ``d_f_avg``) a relative half-width of
+        2% (see the user guide).
 
     max_checks : int, default=None
         Rows checked exactly, beyond the sample, to make the maxima exact
         (approximation only); ``None`` means ``sample_size``. When the budget
         ends first, the maximum is the largest exact distance found and its
-        interval in ``hfm_report(...).ci`` says how far it may be off.
+        interval in ``hfm_report(...).ci`` says how far it may be off. With
+        ``sample_size="auto"``, ``None`` means the larger of the sample and
+        4,000 rows.
 
     confidence : float, default=0.95
         Level of the intervals of the means in ``hfm_report(...).ci`` (and
@@ -221,6 +232,8 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
     is taken so that a rule measured otherwise can use it.
     """
     del n_features  # no measured move of the crossover with it (20 to 100)
+    if not isinstance(sample_size, Integral):  # "auto": the size is known after the pilot
+        sample_size = 0
     return n_samples <= max(sample_size, AUTO_ROWS)
 
 
@@ -241,7 +254,7 @@ def _row_distances(X, y_true, y_pred, codes, *, method, m1, m2, n_vectors, rng, 
 
 
 def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_vectors,
-             random_state, n_jobs, candidates, sample_size=DEFAULT_SAMPLE_SIZE,
+             random_state, n_jobs, candidates, sample_size="auto",
              max_checks=None, confidence=0.95, want_max=True, want_avg=True,
              with_witnesses=False, n_boot=0):
     """Validated inputs -> the full report (see :func:`hfm_report`)."""
@@ -278,9 +291,20 @@ def _compute_report(X, y_true, y_pred, codes, names, *, method, m1, m2, n_vector
     rng = check_random_state(random_state)
     rows = _row_distances(X, y_true, y_pred, codes, method="approx", m1=m1, m2=m2,
                           n_vectors=n_vectors, rng=rng, n_jobs=n_jobs, candidates=candidates)
-    sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
-    budget = sample_size if max_checks is None else max_checks
     engine = ExactEngine(X, [y_true, y_pred], codes)
+    if sample_size == "auto":  # the size from a pilot (distances/_sample_size.py)
+        sample, engine, _ = adaptive_sample(rows, engine, rng, confidence=confidence,
+                                            n_jobs=n_jobs)
+        if requested == "auto" and sample.size > AUTO_SAMPLE_SHARE * n:
+            # so large a sample costs more than the exact engine: "auto" runs it
+            rows = _row_distances(X, y_true, y_pred, codes, method="exact", m1=m1, m2=m2,
+                                  n_vectors=n_vectors, rng=None, n_jobs=n_jobs,
+                                  candidates=candidates)
+            return _exact_summary(rows, names, extras)
+        budget = max(sample.size, DEFAULT_SAMPLE_SIZE) if max_checks is None else max_checks
+    else:
+        sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
+        budget = sample_size if max_checks is None else max_checks
     cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
                    n_jobs=n_jobs)
     extras.update(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
@@ -494,7 +518,7 @@ def hfm_report(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
     n_boot: int = 0,
@@ -625,7 +649,7 @@ def hfm_max(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
 ) -> float:
@@ -687,7 +711,7 @@ def hfm_avg(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
 ) -> float:
