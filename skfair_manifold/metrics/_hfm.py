@@ -53,9 +53,6 @@ DEFAULT_M1 = 5
 #: Rows checked for the maxima at least (``sample_size="auto"``), and the sample of
 #: ``exact_is_cheaper``'s rule.
 DEFAULT_SAMPLE_SIZE = 4000
-#: ``method="auto"`` runs the exact engine when the adaptive sample would hold more
-#: than this share of the rows (the sample's exact checks then cost more).
-AUTO_SAMPLE_SHARE = 1 / 3
 #: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
 AUTO_ROWS = 12_500
 
@@ -295,12 +292,6 @@ def _compute_report(X, y_true, y_pred, codes, names, *, method, m1, m2, n_vector
     if sample_size == "auto":  # the size from a pilot (distances/_sample_size.py)
         sample, engine, _ = adaptive_sample(rows, engine, rng, confidence=confidence,
                                             n_jobs=n_jobs)
-        if requested == "auto" and sample.size > AUTO_SAMPLE_SHARE * n:
-            # so large a sample costs more than the exact engine: "auto" runs it
-            rows = _row_distances(X, y_true, y_pred, codes, method="exact", m1=m1, m2=m2,
-                                  n_vectors=n_vectors, rng=None, n_jobs=n_jobs,
-                                  candidates=candidates)
-            return _exact_summary(rows, names, extras)
         budget = max(sample.size, DEFAULT_SAMPLE_SIZE) if max_checks is None else max_checks
     else:
         sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))

@@ -11,7 +11,7 @@ from skfair_manifold.distances._sample_size import (
     adaptive_sample,
     required_size,
 )
-from skfair_manifold.metrics import _hfm, hfm_report
+from skfair_manifold.metrics import hfm_report
 
 
 def _data(n=6000, p=4, seed=0):
@@ -64,18 +64,6 @@ def test_hfm_report_auto_sample_reaches_the_target_half_width():
     small = hfm_report(y, y_pred, X=X, sensitive_features=a, method="approx",
                        random_state=0, sample_size=200)
     assert (small.ci.d_avg[1] - small.ci.d_avg[0]) / 2 / small.d_avg > half
-
-
-def test_auto_runs_the_exact_engine_when_the_sample_would_be_large(monkeypatch):
-    X, a, y, y_pred = _data(14_000, p=2)
-    monkeypatch.setattr(_hfm, "AUTO_SAMPLE_SHARE", 0.0)  # any sample is too large
-    r = hfm_report(y, y_pred, X=X, sensitive_features=a, random_state=0)
-    exact = hfm_report(y, y_pred, X=X, sensitive_features=a, method="exact")
-    assert r.method == "exact" and r.requested_method == "auto"
-    assert r.d_avg == exact.d_avg and r.hfm_max == exact.hfm_max
-    # an explicit "approx" stays the approximation
-    assert hfm_report(y, y_pred, X=X, sensitive_features=a, method="approx",
-                      random_state=0).method == "approx"
 
 
 def test_known_rows_computes_only_the_unknown(monkeypatch):
