@@ -221,12 +221,15 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size=DEFAULT_SAMPLE_SIZE):
     approximation (default ``m1``) costs ``n`` times a per-row term of the
     projections plus ``(sample_size + checks) * n * (p + 3)`` for its exact
     checks. Both grow about linearly with the number of features ``p``, so
-    the crossover is a number of rows, which grows with the sample: with the
-    default ``sample_size`` (4,000) it was measured at about 12,500 rows
-    with 20 features and between 10,000 and 20,000 (within the noise of the
-    machine) with 100 (``benchmarks/bench_hfm.py --crossover``, see the user
-    guide). The rule is ``n <= max(sample_size, AUTO_ROWS)``; ``n_features``
-    is taken so that a rule measured otherwise can use it.
+    the crossover is a number of rows, which grows with the sample: with a
+    sample of 4,000 rows it was measured at about 12,500 rows with 20
+    features and between 10,000 and 20,000 (within the noise of the machine)
+    with 100; with the adaptive size (``"auto"``, a pilot of 1,000 rows on
+    the uniform data of ``benchmarks/bench_hfm.py --crossover``) at about
+    12,500 with 20 and between 12,500 and 17,500 with 100 (see the user
+    guide). The rule is ``n <= max(sample_size, AUTO_ROWS)`` (``AUTO_ROWS``
+    for ``"auto"``); ``n_features`` is taken so that a rule measured
+    otherwise can use it.
     """
     del n_features  # no measured move of the crossover with it (20 to 100)
     if not isinstance(sample_size, Integral):  # "auto": the size is known after the pilot
