@@ -42,6 +42,7 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --memory --before DIR  # peak memory
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --every-dataset  # error per data set
 """
 
 import argparse
@@ -87,9 +88,17 @@ def report(X, y_true, y_pred, A, **kw):
     return hfm_report(y_true, y_pred, X=X, sensitive_features=A, scale=False, n_jobs=1, **kw)
 
 
+def uncached(func):
+    """``func`` run with the reuse cache emptied first (a repeat must not hit it)."""
+    from skfair_manifold.distances._reuse import cache
+
+    cache().clear()
+    return func()
+
+
 def best_of(func, repeat):
-    """The result of ``func`` and its best wall time over ``repeat`` runs."""
-    runs = [timed(func) for _ in range(max(1, repeat))]
+    """The result of ``func`` and its best wall time over ``repeat`` runs (cache emptied)."""
+    runs = [timed(lambda: uncached(func)) for _ in range(max(1, repeat))]
     return runs[0][0], min(t for _, t in runs)
 
 
@@ -324,7 +333,8 @@ def crossover(args):
     report(*uniform(2000, 20), method="exact")  # warm-up
     for n, p in grid:
         X, y_true, y_pred, A = uniform(n, p)
-        t_e = min(timed(lambda: report(X, y_true, y_pred, A, method="exact"))[1]
+        t_e = min(timed(lambda: uncached(lambda: report(X, y_true, y_pred, A,
+                                                        method="exact")))[1]
                   for _ in range(args.repeat))
         t_a = min(timed(lambda: report(X, y_true, y_pred, A, method="approx",
                                        random_state=0))[1] for _ in range(args.repeat))
@@ -372,6 +382,9 @@ def main(argv=None):
                         help="MiB of scikit-learn's working_memory in --memory (default 64)")
     parser.add_argument("--candidates", action="store_true",
                         help='time of candidates="others" against "positions"')
+    parser.add_argument("--every-dataset", action="store_true",
+                        help="the approximation's error on every data set, adaptive sample "
+                             "size against 4,000 rows (benchmarks/_hfm_datasets.py)")
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = 3 if args.quick else 10
@@ -379,6 +392,10 @@ def main(argv=None):
         args.repeat = 3 if args.crossover else 2
     if args.memory:
         memory(args)
+    elif args.every_dataset:
+        from _hfm_datasets import every_dataset
+
+        every_dataset(args)
     elif args.blas:
         blas(args)
     elif args.m1_sweep:

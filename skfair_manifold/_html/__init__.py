@@ -17,6 +17,8 @@ import re
 
 import numpy as np
 
+from ._witnesses import witness_cards
+
 __all__ = ["render_evidence", "render_fairness_report"]
 
 RATE_LABELS = {
@@ -379,7 +381,11 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
                 item[q] = value
                 item[f"{q}_added"] = math.expm1(value) if value is not None else None
                 low, high = row.get(f"{q}_low"), row.get(f"{q}_high")
-                item[f"{q}_iv"] = None if low is None or high is None else (low, high)
+                # the exact engine's zero-width interval says nothing: not shown
+                item[f"{q}_iv"] = None if low is None or high is None or low == high \
+                    else (low, high)
+                low, high = row.get(f"{q}_rows_low"), row.get(f"{q}_rows_high")
+                item[f"{q}_rows_iv"] = None if low is None or high is None else (low, high)
             hfm.append(item)
     dr = [] if data["dr"] is None else [{"attribute": a, "value": v}
                                         for a, v in data["dr"].items()]
@@ -398,11 +404,14 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
         "title": title, "generated": options["created"], "options": options, "groups": groups,
         "rate_labels": list(RATE_LABELS.values()), "gaps": gaps, "hfm": hfm, "dr": dr,
         "charts": charts, "hfm_reading": HFM_READING,
+        "hfm_intervals": {"approx": any(h["hfm_max_iv"] or h["hfm_avg_iv"] for h in hfm),
+                          "rows": any(h["hfm_avg_rows_iv"] for h in hfm)},
         "warnings": [_neutral(w) for w in data["warnings"]],
         "intervals": iv, "overall": data["overall"], "headline": data["headline"],
         "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
                          for g in gaps if not g["summary"]),
         "settings": settings_rows(data), "fragment": fragment,
+        "witnesses": witness_cards(data),
     }
     return _environment().get_template("report.html.j2").render(**context)
 

@@ -94,9 +94,10 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
         if frame[column].nunique() < 2:
             raise CLIError(f"sensitive column {column!r} has a single value "
                            f"({frame[column].iloc[0]!r}): at least 2 groups are needed.")
-    X = None
+    X, names = None, []
     if need_features:
-        X, _, encoded, merged = feature_matrix(frame, features, max_categories=max_categories)
+        X, names, encoded, merged = feature_matrix(frame, features,
+                                                   max_categories=max_categories)
     for message in notes:
         note(quiet, message)
     if need_features:
@@ -114,7 +115,7 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
     y_pred = pd.Series(y_pred, name=prediction)
     return {"frame": frame, "y_true": y_true, "y_pred": y_pred,
             "A": frame[list(sensitive)], "X": X, "features": list(features),
-            "pos_label": pos_label}
+            "feature_names": [str(n) for n in names], "pos_label": pos_label}
 
 
 def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidence=0.95,
@@ -124,6 +125,7 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
     Returns ``(report, warning messages)``.
     """
     from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report, hfm_report
+    from skfair_manifold.metrics._hfm_witnesses import witness_records
 
     hfm_options = {"method": method, "m1": m1, "m2": m2, "scale": scale, "random_state": seed}
     if method == "exact":
@@ -140,11 +142,16 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
                     random_state=seed, hfm_options=hfm_options,
                     min_group_size=min_group_size)
             else:  # HFM alone (multi-class labels without a positive class)
-                report = {"hfm_report": hfm_report(data["y_true"], data["y_pred"],
-                                                   X=data["X"], sensitive_features=data["A"],
-                                                   **hfm_options)}
+                bunch = hfm_report(data["y_true"], data["y_pred"], X=data["X"],
+                                   sensitive_features=data["A"], **hfm_options)
+                report = {"hfm_report": bunch, "hfm_witnesses": witness_records(
+                    bunch.witnesses, data["X"], data["y_true"], data["y_pred"],
+                    scale=scale) | {"method": bunch.method}}
         except (ValueError, TypeError) as exc:
             raise CLIError(" ".join(str(exc).split())) from None
+    found = report.get("hfm_witnesses")
+    if found is not None and len(data.get("feature_names", ())) == len(found["features"]):
+        found["features"] = list(data["feature_names"])  # the matrix's columns, named
     messages = list(dict.fromkeys(str(w.message) for w in caught
                                   if issubclass(w.category, UndefinedFairnessWarning)))
     return report, messages
@@ -164,6 +171,13 @@ def result_dict(report, names, *, baselines):
     ci = getattr(bunch, "ci", None)
     if ci is not None:
         result["ci"] = dict(ci)
+    if report.get("hfm_witnesses") is not None:
+        result["witnesses"] = report["hfm_witnesses"]
+    row_ci = bunch.get("row_ci")
+    if row_ci is not None:  # --n-boot: the intervals over the sampling of rows
+        result["row_ci"] = {key: row_ci[key] for key in (
+            "d_avg", "d_f_avg", "hfm_avg", "confidence", "n_boot", "method", "estimand",
+            "maxima")}
     for k, name in enumerate(names):
         row = {"hfm_max": float(per.hfm_max[k]), "hfm_avg": float(per.hfm_avg[k]),
                "D_max": float(per.d_max[k]), "D_f_max": float(per.d_f_max[k]),

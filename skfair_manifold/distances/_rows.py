@@ -9,6 +9,8 @@ approximation's corrected means, intervals and certain bounds of the maxima
 (:mod:`._witnesses`). The metric layer (``metrics/_hfm.py``) keeps Eq. 8.
 """
 
+import numbers
+
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
@@ -25,6 +27,7 @@ from skfair_manifold.distances._certified import (
 from skfair_manifold.distances._exact import ExactEngine
 from skfair_manifold.distances._numerics import distance_features, min_max
 from skfair_manifold.distances._reuse import exact_rows
+from skfair_manifold.distances._sample_size import MIN_CHECKS, adaptive_sample
 from skfair_manifold.distances._witnesses import witnesses
 from skfair_manifold.utils._validation import (
     MSG_LENGTH,
@@ -49,10 +52,15 @@ def exact_is_cheaper(n_samples, n_features, *, sample_size):
     default ``sample_size`` (4,000) it was measured at about 12,500 rows
     with 20 features and between 10,000 and 20,000 (within the noise of the
     machine) with 100 (``benchmarks/bench_hfm.py --crossover``, see the user
-    guide). The rule is ``n <= max(sample_size, AUTO_ROWS)``; ``n_features``
-    is taken so that a rule measured otherwise can use it.
+    guide); with the adaptive size (``"auto"``, a pilot of 1,000 rows on the
+    uniform data of ``--crossover``) at about 12,500 with 20 and between
+    12,500 and 17,500 with 100. The rule is ``n <= max(sample_size,
+    AUTO_ROWS)`` (``AUTO_ROWS`` for ``"auto"``); ``n_features`` is taken so
+    that a rule measured otherwise can use it.
     """
     del n_features  # no measured move of the crossover with it (20 to 100)
+    if not isinstance(sample_size, numbers.Integral):  # "auto": known after the pilot
+        sample_size = 0
     return n_samples <= max(sample_size, AUTO_ROWS)
 
 
@@ -124,15 +132,21 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
                                  random_state=None, n_jobs=n_jobs, projections=W,
                                  candidates=candidates, minmax=minmax)
             for y in labels])
-        sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
-        budget = sample_size if max_checks is None else max_checks
         engine = ExactEngine(X, labels, codes, minmax=minmax)
+        if sample_size == "auto":  # the size from a pilot (._sample_size)
+            sample, engine, _ = adaptive_sample(rows, engine, rng, confidence=confidence,
+                                                n_jobs=n_jobs)
+            budget = max(sample.size, MIN_CHECKS) if max_checks is None else max_checks
+        else:
+            sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
+            budget = sample_size if max_checks is None else max_checks
         cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
                        n_jobs=n_jobs)
         del engine  # its layout (a copy of X) is not needed any more
         stats = certified_statistics(rows, cert, sample, budget, z)
         settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
-                        sample_size=int(sample.size))
+                        sample_size=int(sample.size), sample_rows=sample,
+                        sample_distances=cert.sample_exact)
     stats.z = z
     found = (witnesses(X, labels, codes, names, groups, rows, minmax=minmax)
              if with_witnesses else None)

@@ -21,6 +21,7 @@ from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import validate_params
 from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
 from ._common import UndefinedFairnessWarning
+from ._hfm_bootstrap import hfm_row_intervals
 from ._hfm_params import LOG_NOTE, PARAMS, PARAMS_DOC
 
 MSG_D_ZERO = (
@@ -37,7 +38,8 @@ MSG_DF_ZERO = (
 
 #: Repetitions of the projections of the certified approximation (the paper: 25).
 DEFAULT_M1 = 5
-#: Rows of the random sample whose exact distances correct the approximate means.
+#: A fixed sample of the certified approximation (``sample_size=4000``): the size the
+#: default ``"auto"`` replaced (it is still the least number of rows checked for the maxima).
 DEFAULT_SAMPLE_SIZE = 4000
 
 MSG_X_REQUIRED = (
@@ -52,9 +54,9 @@ MSG_X_REQUIRED = (
 LOG10_FACTOR = 1.0 / np.log(10.0)
 
 def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_vectors,
-             random_state, n_jobs, candidates, sample_size=DEFAULT_SAMPLE_SIZE,
+             random_state, n_jobs, candidates, sample_size="auto",
              max_checks=None, confidence=0.95, want_max=True, want_avg=True,
-             with_witnesses=False):
+             with_witnesses=False, n_boot=0):
     """Validated options -> the full report (see :func:`hfm_report`)."""
     del want_avg  # both means come with the row distances
     if X is None:
@@ -69,6 +71,10 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
     report = _summary(found.rows, found.stats, found.names, found.method, extras)
     if with_witnesses:
         report.witnesses = found.witnesses
+    report.row_ci = None if not n_boot else hfm_row_intervals(
+        found.X, found.labels, found.codes, report, n_boot=n_boot, confidence=confidence,
+        random_state=random_state, minmax=found.minmax, sample=report.get("sample_rows"),
+        sample_exact=report.get("sample_distances"))
     return report
 
 
@@ -185,7 +191,7 @@ def _summary(rows, stats, names, method, extras):
 @validate_params(PARAMS, prefer_skip_nested_validation=True)
 def scorer_report(kind, y_true, y_pred, *, X=None, sensitive_features, method="auto",
                   scale=True, m1=DEFAULT_M1, m2=None, n_vectors=2, random_state=None,
-                  n_jobs=None, candidates="positions", sample_size=DEFAULT_SAMPLE_SIZE,
+                  n_jobs=None, candidates="positions", sample_size="auto",
                   max_checks=None, confidence=0.95):
     """The report behind ``hfm_max`` (``kind="max"``) or ``hfm_avg`` (``"avg"``), warned.
 
@@ -222,9 +228,10 @@ def hfm_report(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
+    n_boot: int = 0,
 ) -> Bunch:
     """Both HFM values, the four distances and the per-attribute breakdown, in one call.
 
@@ -232,6 +239,11 @@ def hfm_report(
     labels (``D``) and the predictions (``D_f``), then Eq. 8a and 8b overall
     and for each attribute alone.
     {params}
+
+    n_boot : int, default=0
+        Replicates of the intervals of ``d_avg``, ``d_f_avg`` and ``hfm_avg``
+        over the sampling of rows (``row_ci``); 0 gives none. Seeded by
+        ``random_state``. See the user guide for what they estimate.
 
     Returns
     -------
@@ -259,7 +271,19 @@ def hfm_report(
         ``d_f_max_exact`` (the check completed, so the value is exact) and
         ``per_attribute_exact`` (2, n_attributes). ``confidence`` and, for
         the approximation, ``m1``, ``m2`` (the value used), ``n_vectors``,
-        ``candidates``, ``sample_size`` (the rows drawn).
+        ``candidates``, ``sample_size`` (the rows drawn), ``sample_rows`` and
+        ``sample_distances`` (2, n_attributes, sample_size), their exact
+        distances with the true labels and the predictions.
+
+        Sampling of the rows: ``row_ci`` (``None`` unless ``n_boot``), a
+        Bunch of ``(low, high)`` pairs of ``d_avg``, ``d_f_avg`` and
+        ``hfm_avg`` and ``per_attribute`` arrays (n_attributes, 2): how far
+        the value may be from its population value because these rows were
+        drawn (``ci`` says how far the approximation may be from the exact
+        value on these rows). The estimand is the population mean of the
+        distance from a person to the nearest person of another group in
+        the table scored, the model held fixed (``row_ci.estimand``); the
+        maxima have none (``row_ci.maxima`` says why).
 
         Who the numbers are about: ``witnesses.maxima``, for ``y_true`` and
         ``y_pred`` and each attribute, the row of the largest row distance
@@ -313,7 +337,7 @@ def hfm_report(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
         n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates,
         sample_size=sample_size, max_checks=max_checks, confidence=confidence,
-        with_witnesses=True)
+        with_witnesses=True, n_boot=n_boot)
     _warn_undefined("hfm_max", report.d_max, report.d_f_max)
     _warn_undefined("hfm_avg", report.d_avg, report.d_f_avg)
     return report
@@ -335,7 +359,7 @@ def hfm_max(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
 ) -> float:
@@ -397,7 +421,7 @@ def hfm_avg(
     random_state: RandomStateLike = None,
     n_jobs: int | None = None,
     candidates: Literal["positions", "others"] = "positions",
-    sample_size: int = DEFAULT_SAMPLE_SIZE,
+    sample_size: int | str = "auto",
     max_checks: int | None = None,
     confidence: float = 0.95,
 ) -> float:

@@ -21,9 +21,10 @@ PARAMS = {
     "random_state": ["random_state"],
     "n_jobs": [Integral, None],
     "candidates": [StrOptions({"positions", "others"})],
-    "sample_size": [Interval(Integral, 2, None, closed="left")],
+    "sample_size": [Interval(Integral, 2, None, closed="left"), StrOptions({"auto"})],
     "max_checks": [Interval(Integral, 0, None, closed="left"), None],
     "confidence": [Interval(Real, 0, 1, closed="neither")],
+    "n_boot": [Interval(Integral, 0, None, closed="left")],
 }
 
 PARAMS_DOC = """
@@ -92,19 +93,26 @@ PARAMS_DOC = """
         reading; tighter when one group dominates an attribute). See
         :func:`skfair_manifold.distances.accele_dist`.
 
-    sample_size : int, default=4000
+    sample_size : int or "auto", default="auto"
         Rows drawn at random (seeded by ``random_state``) whose exact
         distances correct the approximate means (approximation only). With
         ``sample_size >= n_samples`` the approximation gives the exact values.
+        ``"auto"``: a pilot of 1,000 rows measures the spread of the
+        approximation's error, and the sample grows to the size that gives
+        the interval of ``d_avg`` (and ``d_f_avg``) a relative half-width of
+        2% (see the user guide).
 
     max_checks : int, default=None
         Rows checked exactly, beyond the sample, to make the maxima exact
         (approximation only); ``None`` means ``sample_size``. When the budget
         ends first, the maximum is the largest exact distance found and its
-        interval in ``hfm_report(...).ci`` says how far it may be off.
+        interval in ``hfm_report(...).ci`` says how far it may be off. With
+        ``sample_size="auto"``, ``None`` means the larger of the sample and
+        4,000 rows.
 
     confidence : float, default=0.95
-        Level of the intervals of the means in ``hfm_report(...).ci``."""
+        Level of the intervals of the means in ``hfm_report(...).ci`` (and
+        ``row_ci``)."""
 
 LOG_NOTE = """
     Notes

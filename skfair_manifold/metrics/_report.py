@@ -47,6 +47,8 @@ __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessRepor
 
 #: more replicates than this change no percentile interval a reader could see
 MAX_BOOT = 1_000_000
+#: replicates of HFM's intervals over rows at most (each costs O(n_samples))
+HFM_MAX_BOOT = 2000
 
 MSG_DR_NEEDS_COLUMNS = (
     "the discriminative risk perturbs the estimator's input, so with estimator= the "
@@ -217,6 +219,11 @@ str, int or list
         of ``n_boot`` replicates drawn from the cell counts (at most
         1,000,000); the rates keep their score intervals. The bootstrap
         collapses on small groups: prefer it for groups of hundreds of rows.
+        With ``X``, HFM's ``d_avg``, ``d_f_avg`` and ``hfm_avg`` also get
+        intervals over the sampling of rows (``hfm_report``'s ``row_ci``,
+        at most 2,000 replicates; columns ``<value>_rows_low`` and
+        ``<value>_rows_high`` of ``hfm``), beside the approximation's own
+        (``<value>_low``, ``<value>_high``).
 
     confidence : float in (0, 1), default=0.95
         The coverage of every interval.
@@ -306,12 +313,13 @@ str, int or list
                          n_boot=n_boot, rng=rng)
     caught = list(parts.messages)
 
-    hfm = hfm_bunch = hfm_features = None
+    hfm = hfm_bunch = hfm_features = hfm_witnesses = None
     if X is not None:
-        hfm, hfm_bunch, hfm_features = _hfm_section(
+        hfm, hfm_bunch, hfm_features, hfm_witnesses = _hfm_section(
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["A"], attributes,
             rows["positions"], estimator,
-            {"random_state": seed, **(hfm_options or {})}, caught, parts.summary_label)
+            {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT), **(hfm_options or {})},
+            caught, parts.summary_label)
 
     dr = None
     if estimator is not None:
@@ -347,7 +355,7 @@ str, int or list
     }
     report = FairnessReport(
         by_group=parts.by_group, overall=parts.overall, gaps=parts.gaps, hfm=hfm,
-        hfm_report=hfm_bunch, dr=dr, intervals=parts.intervals, cells=table,
+        hfm_report=hfm_bunch, hfm_witnesses=hfm_witnesses, dr=dr, intervals=parts.intervals, cells=table,
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
     return report
@@ -385,8 +393,13 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
 
 def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
                  caught, label):
-    """HFM per attribute on the features the model sees; returns (frame, bunch, features)."""
+    """HFM per attribute on the features the model sees.
+
+    Returns (frame, bunch, features, witnesses): ``witnesses`` as
+    :func:`~._hfm_witnesses.witness_records` gives them.
+    """
     from ._hfm import hfm_report as _hfm_report
+    from ._hfm_witnesses import witness_records
 
     features = None
     if estimator is not None:
@@ -406,7 +419,10 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
             caught.append(str(item.message))
         else:  # pragma: no cover - re-emit what is not ours to record
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-    return _hfm_frame(bunch, attributes, label), bunch, features
+    witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
+                                feature_names=features, scale=options.get("scale", True))
+    witnesses["method"] = bunch.method
+    return _hfm_frame(bunch, attributes, label), bunch, features, witnesses
 
 
 def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
@@ -423,6 +439,8 @@ def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
         for q in quantities:
             overall = _pair(_get(ci, q))
             per_ci = _get(_get(ci, "per_attribute"), q)
+            if per_ci is None:  # hfm_report keeps them in per_attribute.ci
+                per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)
             if overall is None:
                 continue
             lows, highs = [], []
@@ -432,6 +450,13 @@ def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
                 highs.append(np.nan if pair is None else pair[1])
             frame[f"{q}_low"] = [*lows, overall[0]]
             frame[f"{q}_high"] = [*highs, overall[1]]
+    row_ci = _get(report, "row_ci")
+    if row_ci is not None:  # sampling of the rows (hfm_report's n_boot)
+        for q in ("d_avg", "d_f_avg", "hfm_avg"):
+            per_rows = np.asarray(_get(_get(row_ci, "per_attribute"), q), dtype=np.float64)
+            overall = _get(row_ci, q)
+            frame[f"{q}_rows_low"] = [*per_rows[:, 0], overall[0]]
+            frame[f"{q}_rows_high"] = [*per_rows[:, 1], overall[1]]
     frame.index.name = "attribute"
     return frame
 

@@ -59,6 +59,17 @@ class FairnessReport(Bunch):
         ``<value>_high`` when that report carries intervals).
     hfm_report : Bunch or None
         The :func:`hfm_report` it came from.
+    hfm_witnesses : dict or None
+        With ``X``: the people behind HFM's maxima and the rows the model
+        moved most (``hfm_report.witnesses``) as plain values: ``features``
+        (the names of the columns HFM measured); ``maxima``, per label
+        vector (``labels``) and ``attribute``, the ``distance`` and the two
+        ``people`` (the row of the maximum, then the nearest row of another
+        group), each with ``row``, ``index``, ``group``, ``label`` and
+        ``values`` (of ``features``), and the share of the squared distance
+        from the label (``label_share``) and from each feature
+        (``shares``); ``changed``, the rows whose distance the model moved
+        most (``row``, ``d``, ``d_f``, ``change``, ``y_true``, ``y_pred``).
     dr : Series or None
         With ``estimator``: the discriminative risk per attribute and their
         mean (the summary row, DR_avg of the HFM paper).
@@ -134,9 +145,10 @@ class FairnessReport(Bunch):
         report : dict
             ``by_group`` (attribute -> group -> quantity -> value),
             ``overall``, ``gaps`` (attribute -> quantity -> value), ``hfm``,
-            ``dr``, ``intervals`` (the same layout, ``[low, high]`` pairs,
-            with ``method``, ``n_boot`` and ``confidence``), ``headline``,
-            ``options``, ``provenance`` and ``warnings``. The HTML page and
+            ``hfm_witnesses``, ``dr``, ``intervals`` (the same layout,
+            ``[low, high]`` pairs, with ``method``, ``n_boot`` and
+            ``confidence``), ``headline``, ``options``, ``provenance`` and
+            ``warnings``. The HTML page and
             the command line's JSON and CSV read this dictionary.
         """
         def _plain(obj):
@@ -167,6 +179,7 @@ class FairnessReport(Bunch):
             "overall": _plain(self.overall.to_dict()),
             "gaps": flat(self.gaps),
             "hfm": None if self.hfm is None else flat(self.hfm),
+            "hfm_witnesses": _plain(self.get("hfm_witnesses")),
             "dr": None if self.dr is None else _plain(
                 {str(k): v for k, v in self.dr.items()}),
             "intervals": {
