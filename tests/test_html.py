@@ -352,3 +352,11 @@ def test_report_command_names_its_inputs_and_skips_prediction_columns(tmp_path, 
     assert str(path) in settings
     assert "<th>HFM features</th><td><bdi>x</bdi>" in settings
     assert "prediction = 0.0 in column 'y_pred'" in text  # the favourable outcome, named
+
+
+def test_confidence_level_written_as_a_reader_writes_it():
+    from skfair_manifold._html import _level
+
+    assert _level(0.95) == "95%"
+    assert _level(0.975) == "97.5%"
+    assert _level(0.9) == "90%"

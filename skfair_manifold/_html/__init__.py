@@ -47,6 +47,7 @@ def _environment():
     env.filters["join"] = _join
     env.filters["num"] = _num
     env.filters["pct"] = _pct
+    env.filters["level"] = _level
     env.filters["pval"] = _pval
     env.filters["anchor"] = _anchor
     return env
@@ -82,6 +83,11 @@ def _pct(value):
     if value is None or not math.isfinite(float(value)):
         return "n/a"
     return f"{100 * float(value):+.1f}%"
+
+
+def _level(confidence):
+    """A confidence level as a reader writes it: 0.95 -> "95%", 0.975 -> "97.5%"."""
+    return f"{100 * float(confidence):.10g}%"
 
 
 # ----------------------------------------------------------------------------- any text
