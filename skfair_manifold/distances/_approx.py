@@ -31,10 +31,9 @@ dot products inside the band of width ``2 m2`` are computed by batched matrix
 products on overlapping tiles (a view, no copy), a chunk of sorted rows at a
 time within the working memory; the only copy of the points is the float64
 one (each projection casts its sorted rows to float32 in its work space). The
-squared distances are
-only used to rank candidates; the distance of the chosen candidate is then
-recomputed directly from the coordinates, so the returned values are exact
-distances. The projection vectors are drawn up front from ``random_state``,
+squared distances are only used to rank candidates; the distance of the
+chosen candidate is then recomputed directly from the coordinates, so the
+returned values are exact distances. The projection vectors are drawn up front from ``random_state``,
 and results are merged in projection order, so any ``n_jobs`` gives the same
 result.
 """
