@@ -28,10 +28,12 @@ How it is computed
 Projecting and sorting cost ``O(n log n)`` per vector. The candidates of
 neighbouring rows overlap, so the rows are reordered by projection and the
 dot products inside the band of width ``2 m2`` are computed by batched matrix
-products on overlapping tiles (a view, no copy). The squared distances are
-only used to rank candidates; the distance of the chosen candidate is then
-recomputed directly from the coordinates, so the returned values are exact
-distances. The projection vectors are drawn up front from ``random_state``,
+products on overlapping tiles (a view, no copy), a chunk of sorted rows at a
+time within the working memory; the only copy of the points is the float64
+one (each projection casts its sorted rows to float32 in its work space). The
+squared distances are only used to rank candidates; the distance of the
+chosen candidate is then recomputed directly from the coordinates, so the
+returned values are exact distances. The projection vectors are drawn up front from ``random_state``,
 and results are merged in projection order, so any ``n_jobs`` gives the same
 result.
 """
@@ -57,6 +59,9 @@ from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 #: Largest useful working memory per worker, in MiB, for the band of candidate
 #: distances (larger chunks are no faster; the configured budget may be lower).
 MAX_WORKING_MEMORY = 128
+
+#: Rows cast to float32 at a time (a small float64 gather, not a copy of Z).
+CAST_ROWS = 1 << 14
 
 
 MSG_N_VECTORS = (
@@ -102,12 +107,16 @@ class _Points:
     def __init__(self, Z, codes, m2, working_memory, candidates="positions"):
         self.Z = Z
         # Candidates are ranked in single precision (half the memory traffic);
-        # the distance of the chosen candidate is recomputed in double.
-        self.Z32 = Z.astype(np.float32)
-        self.sq32 = np.einsum("ij,ij->i", self.Z32, self.Z32)
+        # the distance of the chosen candidate is recomputed in double. No
+        # float32 copy of Z is kept: each projection casts its sorted rows
+        # into its work space (the same values as a cast of the whole of Z).
+        n = Z.shape[0]
+        self.sq32 = np.empty(n, dtype=np.float32)
+        for s in range(0, n, CAST_ROWS):
+            part = Z[s:s + CAST_ROWS].astype(np.float32)
+            self.sq32[s:s + CAST_ROWS] = np.einsum("ij,ij->i", part, part)
         self.codes = [np.asarray(c).astype(np.min_scalar_type(max(int(np.max(c)), 1)))
                       for c in codes]
-        n = Z.shape[0]
         self.n = n
         self.m2 = int(m2)
         self.candidates = candidates
@@ -119,8 +128,10 @@ class _Points:
         width = self.width
         self.tile = int(max(16, min(256, width)))
         self.n_tiles = -(-n // self.tile)
-        # (tiles per chunk) x tile x (tile + 2 width) float32 within the budget.
-        per_tile = self.tile * (self.tile + 2 * width) * 4 * 3
+        # Per tile: the products, tile x (tile + 2 width) float32 (three
+        # arrays at once), and the band's rows, tile x 2 width values of
+        # about 24 bytes (ranking values, positions, candidates, masks).
+        per_tile = self.tile * ((self.tile + 2 * width) * 4 * 3 + 2 * width * 24)
         self.tiles_per_chunk = max(1, int(working_memory * 2**20 // per_tile))
         self.offsets = np.r_[-width:0, 1:width + 1]
 
@@ -132,47 +143,56 @@ class _Points:
                         dtype=np.float32)
 
 
-def _band(points, order, padded):
-    """Squared distances (for ranking) from each sorted position to its band.
+def _take32(Z, rows, out):
+    """``out[:] = Z[rows]`` cast to float32, in chunks (no full float64 gather)."""
+    for s in range(0, rows.size, CAST_ROWS):
+        out[s:s + CAST_ROWS] = Z[rows[s:s + CAST_ROWS]]
 
-    Returns ``sq`` of shape (n, 2 * width) with columns for offsets
-    ``-width..-1, 1..width`` (``inf`` outside the data), and ``pos`` the
-    neighbour positions (clipped into range).
+
+def _band(points, padded, sq_sorted, r0, r1):
+    """Squared distances (for ranking) from sorted positions ``r0:r1`` to their band.
+
+    ``padded`` holds the sorted float32 points after ``width`` zero rows and
+    ``r0`` is a multiple of the tile. Returns ``sq`` of shape
+    (r1 - r0, 2 * width) with columns for offsets ``-width..-1, 1..width``
+    (``inf`` outside the data), and ``pos`` the neighbour positions (clipped
+    into range). Every value depends on its row alone, not on the chunk.
     """
     n, width, tile = points.n, points.width, points.tile
     d = points.Z.shape[1]
-    n_tiles = points.n_tiles
-    np.take(points.Z32, order, axis=0, out=padded[width:width + n])
-    sq_sorted = points.sq32[order]
+    first, last = r0 // tile, -(-r1 // tile)
     offsets = points.offsets
     local = np.arange(tile)
     cols = local[:, None] + width + offsets[None, :]
-    band = np.empty((n_tiles * tile, 2 * width), dtype=np.float32)
+    band = np.empty(((last - first) * tile, 2 * width), dtype=np.float32)
     s0, s1 = padded.strides
-    for t0 in range(0, n_tiles, points.tiles_per_chunk):
-        t1 = min(n_tiles, t0 + points.tiles_per_chunk)
+    for t0 in range(first, last, points.tiles_per_chunk):
+        t1 = min(last, t0 + points.tiles_per_chunk)
         tiles = padded[width + t0 * tile:width + t1 * tile].reshape(t1 - t0, tile, d)
         windows = as_strided(padded[t0 * tile:], shape=(t1 - t0, tile + 2 * width, d),
                              strides=(tile * s0, s0, s1), writeable=False)
         prod = np.matmul(tiles, windows.transpose(0, 2, 1))
-        band[t0 * tile:t1 * tile] = prod[:, local[:, None], cols].reshape(-1, 2 * width)
-    band = band[:n]
-    # Positions in the narrowest integer that holds them (memory: n x 2 m2).
+        band[(t0 - first) * tile:(t1 - first) * tile] = \
+            prod[:, local[:, None], cols].reshape(-1, 2 * width)
+        del prod
+    band = band[:r1 - r0]
+    # Positions in the narrowest integer that holds them (memory: rows x 2 m2).
     index = np.int32 if n < 2 ** 31 - 2 * width else np.intp
-    pos = np.arange(n, dtype=index)[:, None] + offsets.astype(index)[None, :]
+    pos = np.arange(r0, r1, dtype=index)[:, None] + offsets.astype(index)[None, :]
     valid = (pos >= 0) & (pos < n)
     np.clip(pos, 0, n - 1, out=pos)
     band *= -2.0
-    band += sq_sorted[:, None]
-    for c in range(band.shape[1]):  # a column at a time: no (n, 2 m2) temporary
+    band += sq_sorted[r0:r1, None]
+    for c in range(band.shape[1]):  # a column at a time: no (rows, 2 m2) temporary
         band[:, c] += sq_sorted[pos[:, c]]
     np.maximum(band, 0.0, out=band)
     band[~valid] = np.inf
     return band, pos
 
 
-def _exact_sq(Z, i, j):
-    diff = Z[i] - Z[j]
+def _exact_sq32(Z, i, j):
+    """Squared distances of rows ``i`` and ``j`` of ``Z`` cast to float32 (for ranking)."""
+    diff = Z[i].astype(np.float32) - Z[j].astype(np.float32)
     return np.einsum("ij,ij->i", diff, diff)
 
 
@@ -181,50 +201,70 @@ def _projection_best(points, w, padded):
 
     Returns ``best_sq`` (ranking values) and ``best_j`` (row index of the
     candidate), both of shape (n_attributes, n_samples), in original row order.
+    The band is processed in chunks of sorted rows within the working memory.
     """
     n = points.n
     order = np.argsort(points.Z @ w, kind="stable")
     if points.candidates == "others":
         return _others_best(points, order)
-    sq, pos = _band(points, order, padded)
     width = points.width
     n_attr = len(points.codes)
+    _take32(points.Z, order, padded[width:width + n])
+    sq_sorted = points.sq32[order]
+    groups = [codes[order] for codes in points.codes]
+    val = np.empty((n_attr, n), dtype=np.float32)
+    jpos = np.empty((n_attr, n), dtype=np.intp)
+    left_none = np.empty((n_attr, n), dtype=bool)
+    right_none = np.empty((n_attr, n), dtype=bool)
+    chunk = points.tiles_per_chunk * points.tile
+    for r0 in range(0, n, chunk):
+        r1 = min(n, r0 + chunk)
+        sq, pos = _band(points, padded, sq_sorted, r0, r1)
+        rows = np.arange(r1 - r0)
+        inside = np.isfinite(sq)  # positions inside the data, shared by the attributes
+        for k, g in enumerate(groups):
+            other = g[pos] != g[r0:r1, None]
+            other &= inside
+            cand = np.where(other, sq, np.inf)
+            arg = np.argmin(cand, axis=1)
+            val[k, r0:r1] = cand[rows, arg]
+            jpos[k, r0:r1] = pos[rows, arg]
+            # A side whose m2 positions hold no other group: see below.
+            left_none[k, r0:r1] = ~np.any(other[:, :width], axis=1)
+            right_none[k, r0:r1] = ~np.any(other[:, width:], axis=1)
+        del sq, pos, inside, other, cand
     best_sq = np.empty((n_attr, n), dtype=np.float32)
     best_j = np.empty((n_attr, n), dtype=np.intp)
-    rows = np.arange(n)
-    inside = np.isfinite(sq)  # positions inside the data, shared by the attributes
-    for k, codes in enumerate(points.codes):
-        g = codes[order]
-        other = g[pos] != g[:, None]
-        other &= inside
-        cand = np.where(other, sq, np.inf)
-        arg = np.argmin(cand, axis=1)
-        val = cand[rows, arg]
-        jpos = pos[rows, arg]
+    for k, g in enumerate(groups):
         # A side whose m2 positions hold no other group: its nearest
         # other-group row is just outside the run of the row's own group.
-        left_none = ~np.any(other[:, :width], axis=1)
-        right_none = ~np.any(other[:, width:], axis=1)
-        if left_none.any() or right_none.any():
+        if left_none[k].any() or right_none[k].any():
             run_start = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
             run_id = np.cumsum(np.r_[True, g[1:] != g[:-1]]) - 1
             run_end = np.r_[run_start[1:], n]
-            for none, nearest in ((left_none, run_start[run_id] - 1),
-                                  (right_none, run_end[run_id])):
+            for none, nearest in ((left_none[k], run_start[run_id] - 1),
+                                  (right_none[k], run_end[run_id])):
                 need = np.flatnonzero(none & (nearest >= 0) & (nearest < n))
                 if need.size:
-                    cand_sq = _exact_sq(points.Z32, order[need], order[nearest[need]])
-                    better = cand_sq < val[need]
-                    val[need[better]] = cand_sq[better]
-                    jpos[need[better]] = nearest[need][better]
-        best_sq[k, order] = val
-        best_j[k, order] = order[jpos]
+                    cand_sq = _exact_sq32(points.Z, order[need], order[nearest[need]])
+                    better = cand_sq < val[k, need]
+                    val[k, need[better]] = cand_sq[better]
+                    jpos[k, need[better]] = nearest[need][better]
+        best_sq[k, order] = val[k]
+        best_j[k, order] = order[jpos[k]]
     return best_sq, best_j
 
 
 def _true_distances(points, i, j):
-    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates."""
-    return points.scale * robust_norms(points.Z[i] - points.Z[j])
+    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates.
+
+    In chunks of rows (each pair's value depends on that pair alone).
+    """
+    out = np.empty(len(i))
+    for s in range(0, len(i), CAST_ROWS):
+        part = slice(s, s + CAST_ROWS)
+        out[part] = points.scale * robust_norms(points.Z[i[part]] - points.Z[j[part]])
+    return out
 
 
 def _others_best(points, order):
@@ -238,8 +278,8 @@ def _others_best(points, order):
     n, m2 = points.n, points.m2
     # Sorted points plus a sentinel row n, at infinite squared distance, that
     # stands for the candidates beyond either end of a complement.
-    Z_sorted = np.zeros((n + 1, points.Z32.shape[1]), dtype=np.float32)
-    np.take(points.Z32, order, axis=0, out=Z_sorted[:n])
+    Z_sorted = np.zeros((n + 1, points.Z.shape[1]), dtype=np.float32)
+    _take32(points.Z, order, Z_sorted[:n])
     sq_sorted = np.empty(n + 1, dtype=np.float32)
     sq_sorted[:n] = points.sq32[order]
     sq_sorted[n] = np.inf

@@ -57,6 +57,8 @@ from threadpoolctl import threadpool_limits
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
+    feature_scaling,
+    scale_rows,
     scaled_features,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
@@ -82,14 +84,25 @@ def _unique_int_rows(keys):
     return table.astype(np.int64), inverse.reshape(-1)
 
 
-def _identical_rows(X):
+def _identical_rows(X, scaling=None):
     """An id per row, equal exactly for rows with identical feature vectors.
 
     Rows are hashed (their bits, ``-0.0`` made ``0.0``, mixed by random odd
     64-bit multipliers); equal hashes are then verified coordinate by
     coordinate, and any collision falls back to ``np.unique(X, axis=0)``.
+    ``scaling`` ``(minmax, mid, scale)``: the rows are those of
+    ``scale_rows(X, *scaling)``, scaled a column or a few rows at a time.
     """
     n, d = X.shape
+
+    def scaled(rows=slice(None), j=slice(None)):
+        part = np.array(X[rows, j], dtype=np.float64)
+        if scaling is None:
+            return part
+        minmax, mid, scale = scaling
+        mm = None if minmax is None else (minmax[0][j], minmax[1][j])
+        return scale_rows(part, mm, mid[j], scale)
+
     if d == 0:
         return np.zeros(n, dtype=np.int64)
     mult = np.random.default_rng(0x5EED).integers(1, 2 ** 63, size=d, dtype=np.uint64)
@@ -97,22 +110,22 @@ def _identical_rows(X):
     with np.errstate(over="ignore"):
         h = np.zeros(n, dtype=np.uint64)
         for j in range(d):  # one column at a time: no copy of X
-            bits = (X[:, j] + 0.0).view(np.uint64)  # -0.0 becomes 0.0
+            bits = (scaled(j=j) + 0.0).view(np.uint64)  # -0.0 becomes 0.0
             h ^= bits * mult[j]
             h = (h << np.uint64(13)) | (h >> np.uint64(51))
     _, first, inverse = np.unique(h, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     twin = first[inverse]
     dup = np.flatnonzero(twin != np.arange(n))  # rows said equal to an earlier one
-    if dup.size and not np.array_equal(X[twin[dup]], X[dup]):
-        inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
+    if dup.size and not np.array_equal(scaled(twin[dup]), scaled(dup)):
+        inverse = np.unique(scaled(), axis=0, return_inverse=True)[1].reshape(-1)
     return inverse.astype(np.int64)
 
 
 class _Layout:
     """Deduplicated, cell-sorted rows shared by every block (read-only)."""
 
-    def __init__(self, X, labels, codes):
+    def __init__(self, X, labels, codes, scaling=None):
         n = X.shape[0]
         # Label values and attribute values -> one cell id per row. The
         # attributes are the major keys so that the cells of one joint
@@ -136,7 +149,7 @@ class _Layout:
         joint_of_cell = np.cumsum(new_joint) - 1
 
         # Identical feature vectors (exact zeros) and identical rows (computed once).
-        feat_of_row = _identical_rows(X)
+        feat_of_row = _identical_rows(X, scaling)
         feat_of_row = feat_of_row.reshape(-1).astype(np.int64)
         n_cells = cell_table.shape[0]
         key = feat_of_row * n_cells + cell_of_row
@@ -153,13 +166,19 @@ class _Layout:
         self.cell = ucell[order]
         self.feat = ufeat[order]
         # X augmented so that one product gives |x_r|^2 - 2 x_q . x_r; the
-        # features are a view of it (one copy of X, filled in chunks).
+        # features are a view of it (the only copy of X, filled and scaled
+        # in chunks).
         keep = first[order]
+        # The row keys are not needed any more: freed before the copy of X.
+        del label_codes, keys, cell_of_row, feat_of_row, key, ukey, first, inverse
+        del ucell, ufeat, order, rank
         d = X.shape[1]
         self.X_ref = np.empty((keep.size, d + 1))
         self.X = self.X_ref[:, :d]
         for s in range(0, keep.size, 1 << 14):
             self.X[s:s + (1 << 14)] = X[keep[s:s + (1 << 14)]]
+            if scaling is not None:
+                scale_rows(self.X[s:s + (1 << 14)], *scaling)
         self.sq_norms = np.einsum("ij,ij->i", self.X, self.X)
         self.X_ref[:, d] = self.sq_norms
         self.max_norm = float(np.sqrt(self.sq_norms.max())) if n else 0.0
@@ -372,9 +391,10 @@ class ExactEngine:
         if labels:
             centre_columns(np.column_stack(labels), name="the labels")
         # Division by a power of two is exact: the algebra runs on O(1) values.
-        X, scale = scaled_features(X, minmax)
-        self.layout = _Layout(X, labels, list(codes))
-        del X
+        # The layout's gather is the only copy of X: the scaling is applied
+        # to its rows (the same values as scaled_features).
+        mid, scale = feature_scaling(X, minmax)
+        self.layout = _Layout(X, labels, list(codes), scaling=(minmax, mid, scale))
         self.layout.scale = scale
         self.working_memory = (working_memory * 2 ** 20 if working_memory is not None
                                else working_memory_bytes())
@@ -443,14 +463,22 @@ def nearest_rows(X, label, code, rows, *, minmax=None):
 
 def nearest_scaled(Z, scale, label, code, rows):
     """:func:`nearest_rows` on features already centred and divided by ``scale``."""
+    # Rows of other groups in chunks within the working memory (a pair's
+    # value depends on that pair alone; strict < keeps the first of ties).
+    chunk = max(1024, int(working_memory_bytes() // (4 * 8 * max(Z.shape[1], 1))))
     nearest, distance = [], []
     for i in rows:
         others = np.flatnonzero(code != code[i])
-        feature = pair_feature_distances(Z[i][None, :], Z[others]) * scale
-        total = np.hypot(feature, label[i] - label[others])
-        t = int(np.argmin(total))
-        nearest.append(int(others[t]))
-        distance.append(float(total[t]))
+        best_t, best = -1, np.inf
+        for s in range(0, others.size, chunk):
+            part = others[s:s + chunk]
+            feature = pair_feature_distances(Z[i][None, :], Z[part]) * scale
+            total = np.hypot(feature, label[i] - label[part])
+            t = int(np.argmin(total))
+            if best_t < 0 or total[t] < best:
+                best_t, best = s + t, total[t]
+        nearest.append(int(others[best_t]))
+        distance.append(float(best))
     return np.array(nearest, dtype=np.intp), np.array(distance)
 
 

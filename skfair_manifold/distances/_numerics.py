@@ -152,6 +152,15 @@ def centre_columns(Z, *, name="X", first_name=None, copy=True):
     if Z.shape[1] == 0:
         return Z.copy() if copy else Z
     lo, hi = Z.min(axis=0), Z.max(axis=0)
+    mid = column_midpoints(lo, hi, name=name, first_name=first_name)
+    if copy:
+        return Z - mid
+    Z -= mid
+    return Z
+
+
+def column_midpoints(lo, hi, *, name="X", first_name=None):
+    """``lo / 2 + hi / 2``, the centre of each column's range (checked finite)."""
     with np.errstate(over="ignore"):
         span = hi - lo
     bad = np.flatnonzero(~np.isfinite(span))
@@ -162,10 +171,7 @@ def centre_columns(Z, *, name="X", first_name=None, copy=True):
         else:
             column, where = j, name
         raise ValueError(MSG_RANGE.format(column=column, name=where))
-    if copy:
-        return Z - (lo / 2 + hi / 2)
-    Z -= lo / 2 + hi / 2
-    return Z
+    return lo / 2 + hi / 2
 
 
 def min_max(X):
@@ -204,9 +210,47 @@ def scaled_features(X, minmax=None):
     return Z, scale
 
 
+def feature_scaling(X, minmax=None, *, rows=1 << 14):
+    """The centres and the scale of :func:`scaled_features`, read from ``X`` in chunks.
+
+    Returns ``(mid, scale)`` such that ``scale_rows(X[r], minmax, mid, scale)``
+    equals ``scaled_features(X, minmax)[0][r]`` bit for bit (the same
+    elementwise operations; minima and maxima are exact), without a copy of
+    ``X``: for an engine that gathers its own layout of the rows.
+    """
+    n, d = X.shape
+    if d == 0 or n == 0:
+        return np.zeros(d), 1.0
+    lo, hi = np.full(d, np.inf), np.full(d, -np.inf)
+    for s in range(0, n, rows):
+        part = apply_min_max(np.array(X[s:s + rows], dtype=np.float64), minmax)
+        np.minimum(lo, part.min(axis=0), out=lo)
+        np.maximum(hi, part.max(axis=0), out=hi)
+    mid = column_midpoints(lo, hi)
+    top = 0.0
+    for s in range(0, n, rows):
+        part = apply_min_max(np.array(X[s:s + rows], dtype=np.float64), minmax)
+        part -= mid
+        top = max(top, float(-part.min()), float(part.max()))
+    return mid, scale_of_top(top)
+
+
+def scale_rows(Z, minmax, mid, scale):
+    """``Z`` (float64 rows of ``X`` the caller owns) scaled in place as :func:`scaled_features`."""
+    apply_min_max(Z, minmax)
+    Z -= mid
+    Z /= scale
+    return Z
+
+
 def power_of_two_scale(Z):
     """The smallest power of two at or above ``max |Z|`` (1.0 for all zeros)."""
-    top = float(np.max(np.abs(Z))) if Z.size else 0.0
+    # max |Z| from the extremes: no temporary of Z's size.
+    return scale_of_top(float(max(-np.min(Z), np.max(Z))) if Z.size else 0.0)
+
+
+def scale_of_top(top):
+    """The smallest power of two at or above ``top`` >= 0 (1.0 for zero or non-finite)."""
     if top == 0.0 or not math.isfinite(top):
         return 1.0
     mantissa, exponent = math.frexp(top)  # top = mantissa * 2**exponent, 0.5 <= m < 1
