@@ -184,13 +184,13 @@ tracemalloc.start()
 base = tracemalloc.get_traced_memory()[0]
 with sklearn.config_context(working_memory={wm}):
     r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method={method!r},
-                   random_state=0, n_jobs=1)
+                   random_state=0, n_jobs=1, sample_size={sample_size!r})
 peak = tracemalloc.get_traced_memory()[1] - base
 print(json.dumps({{"peak": peak, "x": X.nbytes, "d_avg": r.d_avg}}))
 """
 
 
-def memory_peak(n, p, method, working_memory, tree=None, reuse=True):
+def memory_peak(n, p, method, working_memory, tree=None, reuse=True, sample_size=4000):
     """Peak traced memory (tracemalloc: every numpy buffer) of one ``hfm_report`` above
     its input, in a fresh process; ``tree`` puts another checkout's package first."""
     import os
@@ -198,7 +198,7 @@ def memory_peak(n, p, method, working_memory, tree=None, reuse=True):
 
     tree = Path(__file__).resolve().parents[1] if tree is None else Path(tree).resolve()
     code = MEMORY_CODE.format(tree=str(tree), n=n, p=p, method=method, wm=working_memory,
-                              reuse=reuse)
+                              reuse=reuse, sample_size=sample_size)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True, env=env)
@@ -215,20 +215,27 @@ def memory(args):
              "The exact path keeps, for the calls of a search, a copy of X and the "
              "neighbour lists (bounded by the cache's budget, 512 MiB): 'cache off' is "
              "the computation alone (cache budget 0); the approximation keeps nothing.",
+             "Before and after with a fixed sample of 4,000 rows (the same values on both "
+             "sides); the last column with the default sample_size='auto' (a pilot of "
+             "1,000 rows sizes the sample).",
              "", "| method | rows | X MiB | before: peak / X | after: peak / X | "
-             "after, cache off: peak / X | after, cache off: (peak - working memory) / X |",
-             "|---|---|---|---|---|---|---|"]
+             "after, cache off: peak / X | after, cache off: (peak - working memory) / X | "
+             "after, sample_size='auto': (peak - working memory) / X |",
+             "|---|---|---|---|---|---|---|---|"]
     for method, n in cases:
         after = memory_peak(n, 20, method, wm)
         off = memory_peak(n, 20, method, wm, reuse=False) if method == "exact" else after
         before = memory_peak(n, 20, method, wm, args.before) if args.before else None
+        auto = memory_peak(n, 20, method, wm, sample_size="auto") if method == "approx" \
+            else None
         x = after["x"]
         if before is not None:
             assert before["d_avg"] == after["d_avg"], "the values moved"
         lines.append(
             f"| {method} | {n:,} | {x / 2**20:.0f} | "
             f"{fmt(before and before['peak'] / x, '.2f')} | {after['peak'] / x:.2f} | "
-            f"{off['peak'] / x:.2f} | {(off['peak'] - wm * 2**20) / x:.2f} |")
+            f"{off['peak'] / x:.2f} | {(off['peak'] - wm * 2**20) / x:.2f} | "
+            f"{fmt(auto and (auto['peak'] - wm * 2**20) / x, '.2f')} |")
         print(lines[-1], flush=True)
     text = "\n".join(lines)
     write_result("bench_hfm_memory", f"# HFM peak memory\n\n{machine()}\n\n{text}")
