@@ -152,7 +152,7 @@ def test_csv_missing_column_out_of_core(capsys, monkeypatch, tmp_path, frame):
 @pytest.mark.parametrize("case", ["missing", "text_label", "single", "spaces", "bom",
                                   "quoted", "two_rows", "one_row", "empty", "latin1",
                                   "ragged", "blank_line", "long_int", "duplicate_header",
-                                  "leading_zero"])
+                                  "leading_zero", "exponent"])
 def test_csv_checks_give_the_pandas_message(capsys, monkeypatch, tmp_path, frame, case):
     """Where the readers could differ, or a check names rows, the file goes to pandas."""
     csv = tmp_path / "d.csv"
@@ -187,13 +187,15 @@ def test_csv_checks_give_the_pandas_message(capsys, monkeypatch, tmp_path, frame
                               + "\n" for line in lines[1:]]
     elif case == "leading_zero":  # "02" is the integer 2 to pandas
         lines = [re.sub(r",2$", ",02", line.rstrip("\n")) + "\n" for line in lines]
+    elif case == "exponent":  # "2e0" is the float 2.0 to pandas
+        lines = [re.sub(r",2$", ",2e0", line.rstrip("\n")) + "\n" for line in lines]
     elif case == "duplicate_header":
         lines[0] = "y,y_pred,sex,sex\n"
     if case == "latin1":
         csv.write_bytes(("".join(lines)).replace("F", "\xe9").encode("latin-1"))
     else:
         csv.write_text("".join(lines), encoding="utf-8")
-    sensitive = ["race"] if case in ("long_int", "leading_zero") else ["sex"]
+    sensitive = ["race"] if case in ("long_int", "leading_zero", "exponent") else ["sex"]
     fast, slow, used = _both(capsys, monkeypatch, tmp_path, csv, *LABELS, "--sensitive",
                              *sensitive)
     # out of core where DuckDB reads as pandas does; the rest read by pandas

@@ -13,6 +13,8 @@ Where the two readers could differ, or a check fails whose message names
 rows, the file is read with pandas as with HFM.
 """
 
+import re
+
 from skfair_manifold.cli._hfm import file_provenance, load_predictions, measure, note
 from skfair_manifold.cli._io import (
     CLIError,
@@ -88,8 +90,9 @@ def load_parquet(*, file, label, prediction, sensitive, pos_label):
 
 
 #: how a value of a CSV column reads, as pandas reads it (``keep_default_na=False``)
-_INT_TEXT = r"[+-]?[0-9]+"
-_FLOAT_TEXT = r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+_INT_TEXT = re.compile(r"[+-]?[0-9]+")
+#: a float that pandas and DuckDB both round correctly: at most 15 digits, no exponent
+_FLOAT_TEXT = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)")
 _TRUE_TEXT = ("True", "TRUE", "true")
 _BOOL_TEXT = _TRUE_TEXT + ("False", "FALSE", "false")
 
@@ -97,18 +100,20 @@ _BOOL_TEXT = _TRUE_TEXT + ("False", "FALSE", "false")
 def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     """A CSV file of predictions as a DuckDB relation for the group report, or None.
 
-    DuckDB reads every field as text, and each used column is given the type
-    pandas would give it (integers, then floats, then ``True``/``False``,
-    else text), so that the groups, the labels and ``--pos-label`` are the
-    values of the pandas path. Returns None, and the caller reads the file
-    with pandas, whenever this reading could differ from pandas' or a check
-    fails whose message names rows: standard input, a separator of more than
-    one character, a header that DuckDB names otherwise, a file DuckDB cannot
+    DuckDB reads every field as text; one pass (``GROUPING SETS``) gives the
+    distinct values of each used column, with memory bounded by their number
+    (at most the cell table's), and each column is given the type pandas
+    would give it: integers, then floats, then ``True``/``False``, else text.
+    The groups, the labels and ``--pos-label`` are thus the pandas path's
+    values. Returns None, and the caller reads the file with pandas,
+    whenever this reading could differ from pandas' or a check fails whose
+    message names rows: standard input, a separator of more than one
+    character, a header that DuckDB names otherwise, a file DuckDB cannot
     parse (malformed, not UTF-8, empty), fewer than 2 rows, a missing value,
     a value with leading or trailing white space, an integer of more than 18
-    digits, a label or prediction that is not a number, a sensitive column
-    with a single value. A missing column is reported here, with the pandas
-    path's message.
+    digits, a float of more than 15 digits or with an exponent, a label or
+    prediction that is not a number, a sensitive column with a single value.
+    A missing column is reported here, with the pandas path's message.
     """
     if file == "-" or len(sep) != 1 or is_parquet(file):
         return None
@@ -121,6 +126,7 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
         return None
     connection = duckdb.connect()  # in memory, this process only
     try:
+        connection.execute("SET enable_progress_bar = false")
         relation = connection.read_csv(str(file), sep=sep, header=True, all_varchar=True,
                                        quotechar='"', escapechar='"')
     except duckdb.Error:
@@ -144,43 +150,70 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     check_columns(_Columns, file, columns)
     if len(used) != 2 + len(sensitive):
         return None  # a column in two roles: read as pandas reads it
-    stats = ["count(*)"]
-    for column in used:
-        q = _quote(column)
-        stats += [f"count({q})", f"bool_or(regexp_matches({q}, '^\\s|\\s$'))",
-                  f"bool_and(regexp_full_match({q}, '{_INT_TEXT}'))",
-                  f"bool_or(length({q}) > 18)",
-                  f"bool_and(regexp_full_match({q}, '{_FLOAT_TEXT}'))",
-                  f"bool_and({q} IN ({', '.join(repr(t) for t in _BOOL_TEXT)}))",
-                  f"min({q}) < max({q})"]
+    quoted = [_quote(c) for c in used]
+    query = (f"SELECT {', '.join(f'grouping({q})' for q in quoted)}, {', '.join(quoted)}, "
+             f"count(*) FROM relation GROUP BY GROUPING SETS "
+             f"({', '.join(f'({q})' for q in quoted)})")
     try:
-        row = relation.aggregate(", ".join(stats)).fetchall()[0]
+        rows = connection.sql(query).fetchall()
     except duckdb.Error:
         return None
-    n_rows, kinds = row[0], {}
+    k = len(used)
+    texts = {c: [row[k + i] for row in rows if row[i] == 0] for i, c in enumerate(used)}
+    n_rows = sum(row[-1] for row in rows if row[0] == 0)
     if n_rows < 2:
         return None
-    for i, column in enumerate(used):
-        count, spaced, is_int, long, is_float, is_bool, several = row[1 + 7 * i:8 + 7 * i]
-        if count < n_rows or spaced or (is_int and long):
+    kinds, values = {}, {}
+    for column in used:
+        kind, typed = _pandas_kind(texts[column])
+        if kind is None:
             return None
-        kind = "int" if is_int else "float" if is_float else "bool" if is_bool else "text"
         if column in (label, prediction) and kind == "text":
             return None  # not a number: pandas names the row
-        if column in sensitive and not several:
+        if column in sensitive and len(set(typed)) < 2:
             return None  # a single value: pandas names it
-        kinds[column] = kind
-    typed = relation.project(", ".join(
-        f"{_typed(column, kinds[column])} AS {_quote(column)}" for column in used))
+        kinds[column], values[column] = kind, typed
     if pos_label is not None:
-        values = typed.select(_quote(label)).distinct().limit(1000).fetchall()
-        pos_label = float(match_value([v[0] for v in values], pos_label,
+        pos_label = float(match_value(list(dict.fromkeys(values[label])), pos_label,
                                       column=label, option="--pos-label"))
-    numbers = ", ".join(
-        f"CAST({_quote(c)} AS DOUBLE) AS {_quote(c)}" if c in (label, prediction)
-        else _quote(c) for c in used)
-    return {"data": typed.project(numbers), "y_true": label, "y_pred": prediction,
+    # the label and the prediction as float64, as the pandas path reads them
+    typed = relation.project(", ".join(
+        (f"CAST({_typed(c, kinds[c])} AS DOUBLE)" if c in (label, prediction)
+         else _typed(c, kinds[c])) + f" AS {_quote(c)}" for c in used))
+    return {"data": typed, "y_true": label, "y_pred": prediction,
             "A": list(sensitive), "X": None, "features": [], "pos_label": pos_label}
+
+
+def _pandas_kind(texts):
+    """The kind pandas gives a column of these distinct texts, and their values as typed.
+
+    ``(None, None)`` when pandas could read them otherwise than DuckDB or
+    would report them (a missing value, white space around a value, a
+    number beyond what both read alike).
+    """
+    if any(t is None or t != t.strip() for t in texts):
+        return None, None
+    if all(_INT_TEXT.fullmatch(t) for t in texts):
+        if any(len(t.lstrip("+-")) > 18 for t in texts):
+            return None, None
+        return "int", [int(t) for t in texts]
+    if all(_FLOAT_TEXT.fullmatch(t) for t in texts):
+        if any(sum(ch.isdigit() for ch in t) > 15 for t in texts):
+            return None, None
+        return "float", [float(t) for t in texts]
+    if all(t in _BOOL_TEXT for t in texts):
+        return "bool", [t in _TRUE_TEXT for t in texts]
+    if all(_is_float(t) for t in texts):
+        return None, None  # numbers read otherwise ("2e0", "inf"): pandas' types
+    return "text", list(texts)
+
+
+def _is_float(text):
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _quote(column):
