@@ -8,7 +8,8 @@ and in order, so it is left out for a Parquet file, with a note.
 
 With ``--no-hfm`` a CSV file is reported out of core too
 (:func:`load_csv_out_of_core`): DuckDB reads its used columns as text and
-gives each the type pandas would give it, so the page is the pandas path's.
+gives each the type pandas would give it, so the page is the pandas path's;
+one pass over the file makes the cell table, and the report is computed from it.
 Where the two readers could differ, or a check fails whose message names
 rows, the file is read with pandas as with HFM.
 """
@@ -100,10 +101,12 @@ _BOOL_TEXT = _TRUE_TEXT + ("False", "FALSE", "false")
 def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     """A CSV file of predictions as a DuckDB relation for the group report, or None.
 
-    DuckDB reads every field as text; one pass (``GROUPING SETS``) gives the
-    distinct values of each used column, with memory bounded by their number
-    (at most the cell table's), and each column is given the type pandas
-    would give it: integers, then floats, then ``True``/``False``, else text.
+    DuckDB reads every field as text and counts the rows of each combination
+    of the used columns' texts in one pass over the file (the cell table, as
+    text: memory bounded by it). Each column is given the type pandas would
+    give it from its distinct texts: integers, then floats, then
+    ``True``/``False``, else text. The report then counts the cells' rows
+    from that table, typed.
     The groups, the labels and ``--pos-label`` are thus the pandas path's
     values. Returns None, and the caller reads the file with pandas,
     whenever this reading could differ from pandas' or a check fails whose
@@ -151,18 +154,17 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     if len(used) != 2 + len(sensitive):
         return None  # a column in two roles: read as pandas reads it
     quoted = [_quote(c) for c in used]
-    query = (f"SELECT {', '.join(f'grouping({q})' for q in quoted)}, {', '.join(quoted)}, "
-             f"count(*) FROM relation GROUP BY GROUPING SETS "
-             f"({', '.join(f'({q})' for q in quoted)})")
-    try:
-        rows = connection.sql(query).fetchall()
+    count = _quote("rows " + "".join(used))  # a name no used column has
+    try:  # the cell table, as text: one pass over the file
+        connection.execute(f"CREATE TEMP TABLE cells AS SELECT {', '.join(quoted)}, "
+                           f"count(*) AS {count} FROM relation GROUP BY ALL")
+        cells = connection.sql("SELECT * FROM cells").fetchall()
     except duckdb.Error:
         return None
-    k = len(used)
-    texts = {c: [row[k + i] for row in rows if row[i] == 0] for i, c in enumerate(used)}
-    n_rows = sum(row[-1] for row in rows if row[0] == 0)
+    n_rows = sum(row[-1] for row in cells)
     if n_rows < 2:
         return None
+    texts = {c: list(dict.fromkeys(row[i] for row in cells)) for i, c in enumerate(used)}
     kinds, values = {}, {}
     for column in used:
         kind, typed = _pandas_kind(texts[column])
@@ -176,10 +178,12 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     if pos_label is not None:
         pos_label = float(match_value(list(dict.fromkeys(values[label])), pos_label,
                                       column=label, option="--pos-label"))
+    # each cell's rows again (the report counts rows), from the cell table, not the file;
     # the label and the prediction as float64, as the pandas path reads them
-    typed = relation.project(", ".join(
+    typed = connection.sql("SELECT " + ", ".join(
         (f"CAST({_typed(c, kinds[c])} AS DOUBLE)" if c in (label, prediction)
-         else _typed(c, kinds[c])) + f" AS {_quote(c)}" for c in used))
+         else _typed(c, kinds[c])) + f" AS {_quote(c)}" for c in used)
+        + f" FROM cells, range(cells.{count})")
     return {"data": typed, "y_true": label, "y_pred": prediction,
             "A": list(sensitive), "X": None, "features": [], "pos_label": pos_label}
 
