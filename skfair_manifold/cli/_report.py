@@ -154,7 +154,8 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     if len(used) != 2 + len(sensitive):
         return None  # a column in two roles: read as pandas reads it
     quoted = [_quote(c) for c in used]
-    count = _quote("rows " + "".join(used))  # a name no used column has
+    count = _quote("rows " + "".join(used))  # names no used column has
+    ordinal = _quote("row " + "".join(used))
     try:  # the cell table, as text: one pass over the file
         connection.execute(f"CREATE TEMP TABLE cells AS SELECT {', '.join(quoted)}, "
                            f"count(*) AS {count} FROM relation GROUP BY ALL")
@@ -183,7 +184,8 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     typed = connection.sql("SELECT " + ", ".join(
         (f"CAST({_typed(c, kinds[c])} AS DOUBLE)" if c in (label, prediction)
          else _typed(c, kinds[c])) + f" AS {_quote(c)}" for c in used)
-        + f" FROM cells, range(cells.{count})")
+        + f" FROM range({max(row[-1] for row in cells)}) AS counter({ordinal})"
+        f" JOIN cells ON {ordinal} < cells.{count}")  # streamed: memory of the cells only
     return {"data": typed, "y_true": label, "y_pred": prediction,
             "A": list(sensitive), "X": None, "features": [], "pos_label": pos_label}
 
