@@ -12,7 +12,9 @@ Parquet files (``report``) are not read into memory: :func:`open_parquet`
 opens them as a DuckDB relation (embedded, no server), and the group report
 is aggregated there, with memory bounded by the cell table rather than by
 the file. A CSV file is read with pandas as above, so that its rule for
-missing values stays the one of every command.
+missing values stays the one of every command; only ``report --no-hfm``
+reads one out of core through DuckDB, where the result is pandas' own
+(:func:`skfair_manifold.cli._report.load_csv_out_of_core`).
 
 Writing:
 
