@@ -211,7 +211,8 @@ def build_parser():
             "other columns) and how to read it, and bar plots. A Parquet file is read out "
             "of core by DuckDB (embedded), which computes the group report's counts where "
             "the file lies, so a file larger than memory can be reported; HFM needs the "
-            "rows in memory and is left out for it.",
+            "rows in memory and is left out for it. A CSV file with --no-hfm is read out of "
+            "core by DuckDB too (by pandas where the two readers could differ).",
             example="skfair-manifold report predictions.csv --label y --prediction y_pred "
                     "--sensitive sex race -o report.html"))
     _add_prediction_columns(report)
