@@ -21,7 +21,7 @@ from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import validate_params
 from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
 from ._common import UndefinedFairnessWarning
-from ._hfm_bootstrap import hfm_row_intervals
+from ._hfm_bootstrap import hfm_row_intervals, log_ratio as _log_ratio
 from ._hfm_params import LOG_NOTE, PARAMS, PARAMS_DOC
 
 MSG_D_ZERO = (
@@ -76,15 +76,6 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
         random_state=random_state, minmax=found.minmax, sample=report.get("sample_rows"),
         sample_exact=report.get("sample_distances"))
     return report
-
-
-def _log_ratio(num, den):
-    """``log(num / den)`` with nan where it is undefined (either side 0)."""
-    num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
-    out = np.full(np.broadcast(num, den).shape, np.nan)
-    ok = (num > 0) & (den > 0)
-    np.log(num / np.where(ok, den, 1.0), out=out, where=ok)
-    return out
 
 
 def _warn_undefined(name, d, d_f, attr=""):

@@ -86,7 +86,8 @@ ESTIMAND = (
     "over the attributes; percentile bootstrap over rows")
 
 
-def _log_ratio(num, den):
+def log_ratio(num, den):
+    """``log(num / den)`` with nan where it is undefined (either side 0)."""
     num, den = np.asarray(num, dtype=float), np.asarray(den, dtype=float)
     out = np.full(np.broadcast(num, den).shape, np.nan)
     ok = (num > 0) & (den > 0)
@@ -291,9 +292,9 @@ def row_bootstrap(row_true, row_pred, *, n_boot, confidence=0.95, random_state=N
     t_all, p_all = means[:, 2 * k], means[:, 2 * k + 1]
     low_t, high_t = _percentile(t_k, confidence)
     low_p, high_p = _percentile(p_k, confidence)
-    low_h, high_h = _percentile(_log_ratio(p_k, t_k), confidence)
+    low_h, high_h = _percentile(log_ratio(p_k, t_k), confidence)
     (lt, ht), (lp, hp) = _percentile(t_all, confidence), _percentile(p_all, confidence)
-    lh, hh = _percentile(_log_ratio(p_all, t_all), confidence)
+    lh, hh = _percentile(log_ratio(p_all, t_all), confidence)
 
     def pairs(low, high):
         return np.column_stack([low, high])

@@ -13,14 +13,8 @@ CBN-DD (Zhang, Wu and Wu, 2016, section 4) needs only the decision's parents:
 * by the full PC algorithm of causal-learn (optional extra ``causal``,
   ``_parent_search.pc_parents``).
 
-The local search relies on the paper's assumptions: no arc points into the
-protected attribute and the decision has no children. Then every attribute
-adjacent to the decision is a parent, and ``Par(E)`` separates the decision
-from every other attribute (all of them are non-descendants of ``E``, Markov
-condition). So the PC adjacency phase run for the decision alone, with the
-conditioning sets drawn from the decision's current candidates, finds
-``Par(E)`` under faithfulness (the "PC-simple" idea of Buhlmann, Kalisch and
-Maathuis, 2010).
+The local search's assumptions and why it finds ``Par(E)`` are given in
+``_parent_search``.
 """
 
 import numpy as np
