@@ -77,17 +77,22 @@ def load_parquet(*, file, label, prediction, sensitive, pos_label):
     relation) and the column names in place of the columns.
     """
     relation, _ = open_parquet(file, command="report")
-
-    class _Columns:  # check_columns reads .columns only
-        columns = list(relation.columns)
-
-    columns = [(label, "--label"), (prediction, "--prediction")]
-    columns += [(c, "--sensitive") for c in sensitive]
-    check_columns(_Columns, file, columns)
+    _check_used_columns(list(relation.columns), file, label, prediction, sensitive)
     if pos_label is not None:
         pos_label = parquet_value(relation, label, pos_label, "--pos-label")
     return {"data": relation, "y_true": label, "y_pred": prediction, "A": list(sensitive),
             "X": None, "features": [], "pos_label": pos_label}
+
+
+def _check_used_columns(names, file, label, prediction, sensitive):
+    """The label, prediction and sensitive columns among ``names``, or a CLIError."""
+
+    class _Columns:  # check_columns reads .columns only
+        columns = names
+
+    columns = [(label, "--label"), (prediction, "--prediction")]
+    columns += [(c, "--sensitive") for c in sensitive]
+    check_columns(_Columns, file, columns)
 
 
 #: how a value of a CSV column reads, as pandas reads it (``keep_default_na=False``)
@@ -137,11 +142,6 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     if list(relation.columns) != names:
         return None
 
-    class _Columns:  # check_columns reads .columns only
-        columns = names
-
-    columns = [(label, "--label"), (prediction, "--prediction")]
-    columns += [(c, "--sensitive") for c in sensitive]
     used = list(dict.fromkeys([label, prediction, *sensitive]))
     if any(c not in names for c in used):
         try:  # pandas reports an unreadable file before a missing column
@@ -150,7 +150,7 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
             return None
         if n_rows < 2:
             return None
-    check_columns(_Columns, file, columns)
+    _check_used_columns(names, file, label, prediction, sensitive)
     if len(used) != 2 + len(sensitive):
         return None  # a column in two roles: read as pandas reads it
     quoted = [_quote(c) for c in used]
