@@ -29,6 +29,24 @@ def exceeds(score, tau):
     return np.asarray(score) - tau > FLAG_TOLERANCE
 
 
+def rate_table(pos, n, w2, *, alpha, bound):
+    """Rates, bounds and p-value of each row from the selector's sums: (m, 6), n_eff.
+
+    ``pos``, ``n``, ``w2`` (m, 2): per side, the weight of the favourable
+    testers, of all testers and the sum of squared weights. Columns: p1, p2,
+    diff, its lower and upper bound at ``alpha`` (``bound``'s method), the
+    exact one-sided p-value.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p = pos / n
+        n_eff = n * n / w2  # the weighted mean's effective number of testers
+    lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1], alpha=alpha,
+                               method=bound)
+    p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
+    out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+    return out, n_eff
+
+
 class RateCache:
     """The last rates computed (``SituationTestingAuditor._rates``) and a pass counter."""
 
@@ -46,14 +64,8 @@ class FlagCore:
             self_unit = self._units.lookup(Z)
         res = self._method.rates(self._method.query(Z), self_unit, self.k if k is None else k,
                                  n_jobs=self.n_jobs, cells=cells)
-        pos, n, w2 = res[0], res[1], res[2]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = pos / n
-            n_eff = n * n / w2  # the weighted mean's effective number of testers
-        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
-                                   alpha=self._alpha_test(), method=self.bound)
-        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
-        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+        n = res[1]
+        out, n_eff = rate_table(res[0], n, res[2], alpha=self._alpha_test(), bound=self.bound)
         if cells:
             return out, n, n_eff, self_unit, res[3]
         if counts:

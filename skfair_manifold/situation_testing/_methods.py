@@ -33,6 +33,7 @@ from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
+from ._parent_search import search_inputs
 from ._structure import graph_to_parents, local_parent_search, pc_parents
 
 #: name -> method class; the auditor's ``method`` is one of its keys
@@ -180,10 +181,8 @@ class CBNMethod:
             self.protected_arc = columns[c] in par
             return [j for j, v in enumerate(columns) if v in par and j != c]
         records = data.records
-        codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
-                                 for j in range(B.shape[1])])
+        codes, candidates = search_inputs(B, records.identifiers)
         e = data.positive.astype(np.intp)
-        candidates = [j for j in range(B.shape[1]) if j not in records.identifiers]
         if params["structure"] == "pc":
             keep = candidates
             par = pc_parents(codes[:, keep], e, alpha=params["alpha"],

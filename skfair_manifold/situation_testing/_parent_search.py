@@ -59,6 +59,14 @@ MSG_NO_CAUSAL_LEARN = (
 MIN_PARENT_EFFECT = 0.05
 
 
+def search_inputs(B, identifiers):
+    """The searches' input from binned records ``B``: each column coded 0..k-1, and the
+    candidate columns (all but the identifier-like ones)."""
+    codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
+                             for j in range(B.shape[1])])
+    return codes, [j for j in range(B.shape[1]) if j not in identifiers]
+
+
 def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
                         candidates=None, max_depth=None, test="g",
                         repair=True, min_effect=None):

@@ -170,20 +170,17 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     from sklearn.utils import check_random_state
 
     from ._cbn import CBNSelector
-    from ._interval import diff_bounds
-    from ._parent_search import local_parent_search
-    from ._pvalue import effective_counts, fisher_pvalue
+    from ._flags import rate_table
+    from ._parent_search import local_parent_search, search_inputs
 
     rng = check_random_state(random_state)
     records = est._records
     B = records.binned(records.Z)
-    codes = np.column_stack([np.unique(B[:, j], return_inverse=True)[1].reshape(-1)
-                             for j in range(B.shape[1])])
+    codes, candidates = search_inputs(B, records.identifiers)
     positive = est._positive(est._y_fit)
     group = est._group(records.Z)
     e = positive.astype(np.intp)
     c = est.protected_index_
-    candidates = [j for j in range(B.shape[1]) if j not in records.identifiers]
     n = codes.shape[0]
     Q = records.binned(Z[rows])
     kept = np.zeros(rows.shape[0])
@@ -205,12 +202,6 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         selector = CBNSelector(B[:, q], est._units.unit_of_row, group, positive,
                                records.nominal[q], ranges, est.smoothing)
         pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p = pos / nn
-            n_eff = nn * nn / w2
-        p_value = fisher_pvalue(*effective_counts(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1]))
-        lower, upper = diff_bounds(p[:, 0], n_eff[:, 0], p[:, 1], n_eff[:, 1],
-                                   alpha=est._alpha_test(), method=est.bound)
-        out = np.column_stack([p[:, 0], p[:, 1], p[:, 0] - p[:, 1], lower, upper, p_value])
+        out, _ = rate_table(pos, nn, w2, alpha=est._alpha_test(), bound=est.bound)
         kept += holds(out)
     return kept / max(n_replicates, 1), qs
