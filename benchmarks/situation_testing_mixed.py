@@ -1,6 +1,6 @@
 """Situation testing on mixed-type records with a planted bias.
 
-The generator (``skfair_manifold.situation_testing._synthetic``) makes
+The generator (``skfair_manifold.datasets.make_planted_bias``) makes
 records with continuous (income, age, noise), nominal (region, colour) and
 ordinal (edu) attributes; in two of five regions the decision maker turns
 each positive woman negative with probability ``share``. The discriminated
@@ -47,7 +47,8 @@ from _common import (  # noqa: E402
 )
 
 from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
-from skfair_manifold.situation_testing._synthetic import make_planted_bias  # noqa: E402
+from skfair_manifold.datasets import make_planted_bias  # noqa: E402
+from skfair_manifold.datasets._situation_testing import null_decisions  # noqa: E402
 
 RULES = ([("tau", "wald", 0.1)] + [("significant", "wald", a) for a in (0.05, 0.1, 0.2)]
          + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)])
@@ -187,22 +188,6 @@ def part_scaling(sizes):
     out()
 
 
-def _null_records(n, rng, kind):
-    """Decisions that do not depend on sex: a nominal and a continuous or nominal column."""
-    import pandas as pd
-
-    sex = rng.rand(n) < 0.45
-    r = rng.randint(0, 3, n)
-    x = rng.normal(size=n)
-    logit = -0.3 + np.array([-1.0, 0.0, 1.0])[r] + (x if kind == "continuous" else 0.0)
-    y = (rng.rand(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    cols = {"sex": np.where(sex, "f", "m").astype(object),
-            "r": np.array(["a", "b", "c"], dtype=object)[r]}
-    if kind == "continuous":
-        cols["x"] = np.round(x, 3)
-    else:
-        cols["g"] = np.array(["u", "v", "w", "z"], dtype=object)[rng.randint(0, 4, n)]
-    return pd.DataFrame(cols), y
 
 
 def part_calibration(replicates, n=300, k=20):
@@ -227,7 +212,7 @@ def part_calibration(replicates, n=300, k=20):
             rng = np.random.RandomState(0)
             exact, rand = [], []
             for _ in range(replicates):
-                X, y = _null_records(n, rng, kind)
+                X, y = null_decisions(n, rng, kind)
                 est = SituationTestingAuditor(protected="sex", protected_value="f",
                                               method=method, k=k,
                                               graph=list(X.columns)).fit(X, y)

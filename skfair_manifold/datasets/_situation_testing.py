@@ -92,3 +92,27 @@ def make_planted_bias(n_samples=6000, *, bias_share=0.5, random_state=0):
     })
     clean = female & (y == 0) & ~biased
     return X, y, flipped, clean
+
+
+def null_decisions(n, rng, kind):
+    """Decisions that do not depend on sex (no discrimination to find), for calibration.
+
+    A nominal column ``r`` and a continuous ``x`` (``kind="continuous"``) or a
+    nominal ``g`` (``kind="nominal"``) drive the decision; ``sex`` ("f" for
+    45% of the rows) does not. ``rng`` is a ``RandomState``. Returns the
+    DataFrame of the records and the 0/1 decisions.
+    """
+    import pandas as pd
+
+    sex = rng.rand(n) < 0.45
+    r = rng.randint(0, 3, n)
+    x = rng.normal(size=n)
+    logit = -0.3 + np.array([-1.0, 0.0, 1.0])[r] + (x if kind == "continuous" else 0.0)
+    y = (rng.rand(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    cols = {"sex": np.where(sex, "f", "m").astype(object),
+            "r": np.array(["a", "b", "c"], dtype=object)[r]}
+    if kind == "continuous":
+        cols["x"] = np.round(x, 3)
+    else:
+        cols["g"] = np.array(["u", "v", "w", "z"], dtype=object)[rng.randint(0, 4, n)]
+    return pd.DataFrame(cols), y

@@ -12,6 +12,7 @@ from scipy import stats
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
 from skfair_manifold.datasets import make_planted_bias
+from skfair_manifold.datasets._situation_testing import null_decisions
 from skfair_manifold.situation_testing._verdict import MIN_EFFECTIVE_TESTERS
 
 
@@ -84,30 +85,16 @@ def test_randomised_pvalue_is_uniform_under_relabelling():
 
 
 # --- calibration on null data: both methods, continuous and nominal attributes ----------------
-def _null_data(n, rng, kind):
-    sex = rng.rand(n) < 0.45
-    r = rng.randint(0, 3, n)
-    x = rng.normal(size=n)
-    logit = -0.3 + np.array([-1.0, 0.0, 1.0])[r] + (x if kind == "continuous" else 0.0)
-    y = (rng.rand(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    cols = {"sex": np.where(sex, "f", "m").astype(object),
-            "r": np.array(["a", "b", "c"], dtype=object)[r]}
-    if kind == "continuous":
-        cols["x"] = np.round(x, 3)
-    else:
-        cols["g"] = np.array(["u", "v", "w", "z"], dtype=object)[rng.randint(0, 4, n)]
-    return pd.DataFrame(cols), y
-
 
 @pytest.mark.parametrize("kind", ["continuous", "nominal"])
 @pytest.mark.parametrize("method", ["knn", "cbn"])
-def test_pvalues_are_valid_on_null_data(method, kind):
+def test_pvalues_are_valid_onnull_decisions(method, kind):
     # one candidate per independent data set, so the p-values are independent; the decision
     # does not depend on sex. Valid: never stochastically below the uniform law.
     rng = np.random.RandomState(1)
     p = []
     for _ in range(120):
-        X, y = _null_data(200, rng, kind)
+        X, y = null_decisions(200, rng, kind)
         est = SituationTestingAuditor(protected="sex", protected_value="f", method=method,
                                       k=15, graph=list(X.columns)).fit(X, y)
         cand = np.flatnonzero((X["sex"] == "f").to_numpy() & (y == 0))
