@@ -79,14 +79,14 @@ class KnownRows:
 
     def __init__(self, engine, rows, exact):
         self.engine = engine
-        self.known = {int(r): i for i, r in enumerate(rows)}
+        self.known = np.asarray(rows, dtype=np.intp)  # sorted, distinct
         self.exact = exact
 
     def rows(self, rows, *, n_jobs=None):
         rows = np.asarray(rows, dtype=np.intp)
-        where = np.array([self.known.get(int(r), -1) for r in rows], dtype=np.intp)
+        where = np.minimum(np.searchsorted(self.known, rows), max(self.known.size - 1, 0))
         out = np.empty(self.exact.shape[:2] + (rows.size,))
-        have = where >= 0
+        have = (self.known[where] == rows) if self.known.size else np.zeros(rows.size, bool)
         out[:, :, have] = self.exact[:, :, where[have]]
         if not have.all():
             out[:, :, ~have] = self.engine.rows(rows[~have], n_jobs=n_jobs)
