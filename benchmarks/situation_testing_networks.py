@@ -14,10 +14,12 @@ truth is ``Par(E) \\ {C}``; the decision's parents in the auditor's
 precision = |found & truth| / |found|, recall = |found & truth| / |truth|,
 averaged
 over the decisions of a network. One more column compares ``q_``, the
-parents the testers are matched on (those whose effect on the decision
-passes the effect filter of ``_parent_search``), with the same truth: a
-true parent of small effect found by the search but left out of ``q_``
-counts against its recall there.
+parents the testers are matched on, with the same truth: the auditor is
+fitted with every default, ``k`` (50) included, so ``q_`` is the one an
+audit uses (a weak parent, of effect below 0.05, leaves it only where the
+subgroups would be too small for ``k`` testers a side; see
+``_parent_search``); a true parent found by the search but left out of
+``q_`` counts against its recall there.
 
 Usage::
 
@@ -154,7 +156,7 @@ def run(name, n, settings, limit, rng):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     est = SituationTestingAuditor(protected=c, protected_value=X[c].iloc[0],
-                                                  k=1, **kw).fit(X, y)
+                                                  **kw).fit(X, y)
                 fitted[key] = est, time.perf_counter() - t
             est, seconds = fitted[key]
             info = est.structure_info_
@@ -188,8 +190,8 @@ def main(argv=None):
     default = SituationTestingAuditor()
     default_alpha = default.alpha
     settings = [(f"local, {default.structure_test}, alpha {default_alpha:g} (default)", {}),
-                (f"local, {default.structure_test}, alpha {default_alpha:g} (default): q_ after "
-                 "the effect filter", {"_read": "q"})]
+                (f"local, {default.structure_test}, alpha {default_alpha:g} (default): q_ "
+                 f"(K = {default.k})", {"_read": "q"})]
     settings += [(f"local, {default.structure_test}, alpha {a:g}", {"alpha": a})
                  for a in args.alphas if a != default_alpha]
     settings += [(f"local, {t}, alpha {default_alpha:g}", {"structure_test": t})

@@ -182,8 +182,9 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         the decision only). None for ``method="knn"``.
     q_ : list
         ``Par(decision) \\ {protected}``, for ``method="cbn"`` (a learned
-        graph's parents less those whose effect on the decision is below
-        0.05, ``structure_info_["weak_parents"]``, see the User Guide); for
+        graph's parents less the weak ones, of effect below 0.05, that would
+        leave most protected rows without ``k`` testers a side in their own
+        subgroup, ``structure_info_["weak_parents"]``, see the User Guide); for
         ``method="knn"`` the compared columns (all but the protected and
         identifier-like ones).
     attribute_kinds_ : dict
@@ -202,9 +203,10 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         left), ``n_skipped`` (G-tests too sparse to run, decided by the
         CMH test), ``re_added`` (columns re-admitted by the repair step),
         ``sepsets`` (per removed column, its separating set and p-value),
-        ``effects`` and ``weak_parents`` (per parent found, by column
-        position, its effect on the decision; those below 0.05, in the
-        graph but not in ``q_``) and
+        ``effects``, ``weak_parents`` and ``own_subgroup_share`` (per parent
+        found, by column position, its effect on the decision; the weak
+        ones left out of ``q_``, in the graph; the share of protected rows
+        whose own subgroup over ``q_`` holds ``k`` rows a side) and
         the identifier-like columns left out (only the algorithm and the
         identifier columns for ``structure="pc"``). For ``method="cbn"``,
         ``protected_arc``: whether the graph (given or learned) has the arc

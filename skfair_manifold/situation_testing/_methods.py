@@ -193,7 +193,8 @@ class CBNMethod:
             par, info = local_parent_search(codes, e, alpha=params["alpha"], protected_idx=c,
                                             candidates=candidates,
                                             max_depth=params["max_depth"],
-                                            test=params["structure_test"])
+                                            test=params["structure_test"],
+                                            group=data.group, k=params["k"])
             info = {"algorithm": "local conditional-test search (PC-simple)",
                     "test": params["structure_test"], "max_depth": params["max_depth"],
                     **info}
@@ -203,7 +204,7 @@ class CBNMethod:
         for j in par:
             self.graph.setdefault(columns[j], ())
         self.protected_arc = c in par
-        weak = info.get("weak_parents", ())  # in the graph, not matched on (effect filter)
+        weak = info.get("weak_parents", ())  # in the graph, not matched on (weak, small subgroups)
         return [j for j in par if j != c and j not in weak]
 
     def query(self, Z):

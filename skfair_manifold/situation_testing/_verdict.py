@@ -141,7 +141,8 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     subsample, as in stability selection: a bootstrap sample with
     replacement repeats rows, and repeated rows make the conditional tests
     liberal), runs the auditor's structure search on them (same
-    test, level, depth and effect filter) and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
+    test, level, depth and weak-parent rule, its subgroup sizes scaled to the half: ``K / 2``)
+    and, where the Q it learns differs from ``q_``, rebuilds CBN-DD's
     selector with that Q on all the fitted rows (the testers' pool does not
     change, only the graph) and recomputes the rates of the flagged rows.
     ``holds(out)`` says whether the flag holds on the (rows, 6) output (the
@@ -189,7 +190,8 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         idx = rng.choice(n, n // 2, replace=False)
         par, log = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
                                        candidates=candidates, max_depth=est.max_depth,
-                                       test=est.structure_test)
+                                       test=est.structure_test, group=group[idx],
+                                       k=est.k * idx.shape[0] / n)
         q = tuple(j for j in par if j != c and j not in log["weak_parents"])
         qs.append(q)
         if list(q) == list(est._q_idx):

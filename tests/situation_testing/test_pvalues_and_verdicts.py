@@ -319,13 +319,14 @@ def test_structure_bootstrap_keeps_flags_resting_on_a_stable_graph():
 def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
     from skfair_manifold.situation_testing._verdict import structure_bootstrap
 
+    # 20% women; w, weak, of 12 levels: 36 subgroups of about 220 women, too few for K = 300
     rng = np.random.RandomState(1)
     n = 40000
-    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
-    s, w = rng.randint(0, 3, n), rng.randint(0, 2, n)
-    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.02 * w - 0.1 * (sex == "f")).astype(int)
+    sex = np.where(rng.rand(n) < 0.2, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
     X = pd.DataFrame({"sex": sex, "s": s, "w": w})
-    est = SituationTestingAuditor(protected="sex", protected_value="f", k=30).fit(X, y)
+    est = SituationTestingAuditor(protected="sex", protected_value="f", k=300).fit(X, y)
     assert est.q_ == ["s"] and "w" in est.graph_["y"]
     Z = est._encode(est._validate(X))
     rows = np.flatnonzero(est.flag(X, y))[:50]

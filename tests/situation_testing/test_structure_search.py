@@ -296,9 +296,59 @@ def test_a_weak_parent_is_marked_for_its_effect_at_large_n():
                                            min_effect=0.0)
     assert tests_only == [0, 1, 2] and log0["weak_parents"] == []
     got, log = local_parent_search(codes, y, alpha=0.01, protected_idx=0)
-    assert got == [0, 1, 2] and log["weak_parents"] == [2]  # a parent, not matched on
+    assert got == [0, 1, 2] and log["weak_parents"] == [2]  # without k: a parent, not in Q
     assert log["effects"][1] > 0.1 > 0.05 > log["effects"][2]
     assert log["effects"][0] < 0.05  # c is weak too, and stays
+
+
+def _two_weak_parents(n=40000, seed=0):
+    """A protected 10% (column 0), a strong parent s of 3 levels (column 1) and two weak
+    parents of 6 levels (columns 2 and 3, effects about 0.04 and 0.03): 108 subgroups of
+    about 37 protected rows each, 18 of about 220 without the weakest, 3 with neither."""
+    rng = np.random.RandomState(seed)
+    c, s = (rng.rand(n) < 0.1).astype(int), rng.randint(0, 3, n)
+    w1, w2 = rng.randint(0, 6, n), rng.randint(0, 6, n)
+    p = 0.2 + 0.15 * s + 0.06 * (w1 >= 3) + 0.04 * (w2 >= 3) - 0.1 * c
+    y = (rng.rand(n) < p).astype(np.intp)
+    return np.column_stack([c, s, w1, w2]).astype(np.intp), y
+
+
+def test_weak_parents_leave_q_weakest_first_only_while_the_subgroups_are_small():
+    from skfair_manifold.situation_testing._parent_search import MIN_OWN_SUBGROUP_SHARE
+
+    codes, y = _two_weak_parents()
+    group = codes[:, 0] == 1
+    runs = {k: local_parent_search(codes, y, alpha=0.01, protected_idx=0, group=group, k=k)
+            for k in (None, 1, 50, 300)}
+    eff = runs[None][1]["effects"]
+    assert eff[1] > 0.1 and 0.05 > eff[2] > eff[3]  # 3, the weakest, leaves first
+    for k, (par, log) in runs.items():
+        assert par == [0, 1, 2, 3]  # the graph keeps every parent the tests found
+    assert runs[None][1]["weak_parents"] == [2, 3]  # without k: every weak parent out
+    assert runs[None][1]["own_subgroup_share"] is None
+    # K = 1: every protected row has a tester a side in its own subgroup: both weak stay
+    assert runs[1][1]["weak_parents"] == [] and runs[1][1]["own_subgroup_share"] == 1.0
+    # K = 50: 37 protected rows a subgroup are too few; without 3, about 220 are enough
+    assert runs[50][1]["weak_parents"] == [3]
+    assert runs[50][1]["own_subgroup_share"] >= MIN_OWN_SUBGROUP_SHARE
+    # K = 300: only the strong parent's 3 subgroups hold 300 protected rows
+    assert runs[300][1]["weak_parents"] == [2, 3]
+
+
+def test_own_subgroup_share_against_a_brute_force_count():
+    from skfair_manifold.situation_testing._parent_search import own_subgroup_share
+
+    rng = np.random.RandomState(3)
+    codes = rng.randint(0, 3, (500, 3)).astype(np.intp)
+    group = rng.rand(500) < 0.3
+    levels = codes.max(axis=0) + 1
+    for q, k in [([0], 20), ([0, 2], 5), ([1, 2], 12), ([], 150)]:
+        hits = []
+        for i in np.flatnonzero(group):
+            same = np.all(codes[:, q] == codes[i, q], axis=1)
+            hits.append(min((same & group).sum(), (same & ~group).sum()) >= k)
+        assert own_subgroup_share(codes, q, group, k, levels) == pytest.approx(np.mean(hits))
+    assert own_subgroup_share(codes, [0], np.zeros(500, dtype=bool), 5, levels) == 1.0
 
 
 def test_level_shift_reads_the_rate_shift_of_one_level():
@@ -316,7 +366,8 @@ def test_level_shift_reads_the_rate_shift_of_one_level():
     assert level_shift(_stratified_counts(x2, e2, None, 2, 2)) < 0.01
 
 
-def test_the_auditor_matches_on_the_strong_parents_and_keeps_the_weak_in_the_graph():
+def test_the_auditor_leaves_out_of_q_only_the_weak_parents_that_split_its_subgroups():
+    # must keep: a weak parent of 2 levels leaves 6 subgroups of about 3,300 women each
     rng = np.random.RandomState(1)
     n = 40000
     sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
@@ -325,4 +376,12 @@ def test_the_auditor_matches_on_the_strong_parents_and_keeps_the_weak_in_the_gra
     X = pd.DataFrame({"sex": sex, "s": s, "w": w})
     est = SituationTestingAuditor(protected="sex", protected_value="f", k=10).fit(X, y)
     assert set(est.graph_["y"]) == {"sex", "s", "w"}
-    assert est.q_ == ["s"] and est.structure_info_["weak_parents"] == [2]
+    assert est.structure_info_["effects"][2] < 0.05  # weak, but costs no tester
+    assert est.q_ == ["s", "w"] and est.structure_info_["weak_parents"] == []
+    # must drop: two weak parents of 6 levels leave about 37 protected rows a subgroup
+    codes, y = _two_weak_parents()
+    X = pd.DataFrame(codes, columns=["c", "s", "w1", "w2"])
+    est = SituationTestingAuditor(protected="c", protected_value=1, k=50).fit(X, y)
+    assert set(est.graph_["y"]) == {"c", "s", "w1", "w2"}
+    assert est.q_ == ["s", "w1"] and est.structure_info_["weak_parents"] == [3]
+    assert est.structure_info_["own_subgroup_share"] >= 0.5
