@@ -66,8 +66,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
         ``"exact"``: flag when ``diff > tau`` and the exact test of
         ``p1 <= p2`` rejects (``p_value``, see Notes): across an audit of
-        several candidates, when their Benjamini-Hochberg ``q_value`` is at
-        most ``fdr``; for a single candidate (or ``fdr=None``), when its
+        several candidates, when their ``q_value`` (``fdr_method``:
+        Benjamini-Hochberg by default) is at most ``fdr``; for a single candidate (or ``fdr=None``), when its
         ``p_value`` is at most ``alpha_test``.
         ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
         (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
