@@ -17,7 +17,7 @@ from ._pvalue import discrete_step_up, effective_counts, fisher_pvalue, q_values
 
 #: the procedure of each ``fdr_method``, in words
 FDR_NAMES = {"bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli",
-             "dbh": "discrete Benjamini-Hochberg step-up (Döhler, Durand and Roquain)"}
+             "dbh": "discrete Benjamini-Hochberg step-up (Doehler, Durand and Roquain)"}
 
 #: the columns of ``transform``
 COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
