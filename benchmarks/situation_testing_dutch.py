@@ -258,57 +258,72 @@ def part_variant(X, y, repeats, ks, share=None):
         out()
 
 
-def part_error_control(X, y, repeats, n_boot=0):
-    """The default rule over an audit of every row: null runs, planted bias, verdicts."""
-    out("## Error control across an audit of every row (K = 50, default rule)")
+def part_error_control(X, y, repeats, n_boot=0, ks=(50,), fdr_methods=("bh",)):
+    """The default rule over an audit of every row: null runs, planted bias, verdicts.
+
+    Each fitted auditor is audited with every procedure of ``fdr_methods``
+    (the rates are computed once: only the decision across the audit changes).
+    """
+    out(f"## Error control across an audit of every row (K = {', '.join(map(str, ks))}, "
+        f"default rule)")
     out()
     out("Null: sex reassigned at random, no bias planted; flagged = share of the candidates "
         "(women with a negative decision) flagged; 'alone': each person tested alone at "
         "alpha_test = 0.1. Planted: the documented variant at share 50%; recall = flipped "
         "women flagged; precision = flipped flagged / (flipped flagged + flagged negative "
         "women outside the biased profiles). Verdicts: shares among the flagged (planted). "
-        "Passes: passes over every row's rates by `flag` then `report` (1: reused).")
+        "Passes: passes over every row's rates by `flag` then `report` (1: reused). fdr: the "
+        "procedure across the audit at level 0.1 (bh: Benjamini-Hochberg; dbh: the discrete "
+        "step-up of Doehler, Durand and Roquain); after the first procedure `flag` reuses the "
+        "rates, so its time is that of the decision alone.")
     out()
-    out("| method | null flagged | null alone | recall | precision | verdicts | passes | "
-        "flag s | report s |")
-    out("|---|---:|---:|---:|---:|---|---:|---:|---:|")
+    out("| method | K | fdr | null flagged | null alone | recall | precision | verdicts | "
+        "passes | flag s | report s |")
+    out("|---|---:|---|---:|---:|---:|---:|---|---:|---:|---:|")
     t0 = time.perf_counter()
     res = {}
     for r in range(repeats):
         Xn, yn, _, _ = semi_synthetic(X, y, r, share=0.0, masks=True)
         Xs, ys, flipped, clean = semi_synthetic(X, y, r, share=0.5, masks=True)
-        learned = {}
-        for case, (Xc, yc) in (("null", (Xn, yn)), ("planted", (Xs, ys))):
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the null graph has no sex arc
-                learned[case] = auditor("cbn", 50, Xc, structure_bootstrap=n_boot,
-                                        random_state=r).fit(Xc, yc)
-            for label, method, graph in methods(learned[case].q_):
+        for k in ks:
+            learned = {}
+            for case, (Xc, yc) in (("null", (Xn, yn)), ("planted", (Xs, ys))):
                 with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    est = learned[case] if label == "CBN-DD (learned Q)" else \
-                        auditor(method, 50, Xc, graph).fit(Xc, yc)
-                truth = {} if case == "null" else {"discriminated": flipped, "clean": clean}
-                res.setdefault((label, case), []).append(
-                    audit_error_control(est, Xc, yc, **truth))
+                    warnings.simplefilter("ignore")  # the null graph has no sex arc
+                    learned[case] = auditor("cbn", k, Xc, structure_bootstrap=n_boot,
+                                            random_state=r).fit(Xc, yc)
+                for label, method, graph in methods(learned[case].q_):
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore")
+                        est = learned[case] if label == "CBN-DD (learned Q)" else \
+                            auditor(method, k, Xc, graph).fit(Xc, yc)
+                    truth = {} if case == "null" else {"discriminated": flipped,
+                                                       "clean": clean}
+                    for fm in fdr_methods:
+                        est.set_params(fdr_method=fm)
+                        res.setdefault((label, k, fm, case), []).append(
+                            audit_error_control(est, Xc, yc, **truth))
     for label in [m[0] for m in methods([])]:
-        null, planted = res[(label, "null")], res[(label, "planted")]
-        verdicts = {}
-        for p in planted:
-            for v, c in p["verdicts"].items():
-                verdicts[v] = verdicts.get(v, 0) + c
+        for k in ks:
+            for fm in fdr_methods:
+                null, planted = res[(label, k, fm, "null")], res[(label, k, fm, "planted")]
+                verdicts = {}
+                for p in planted:
+                    for v, c in p["verdicts"].items():
+                        verdicts[v] = verdicts.get(v, 0) + c
 
-        def mean(rows, key):
-            return np.nanmean([row[key] for row in rows])
+                def mean(rows, key):
+                    return np.nanmean([row[key] for row in rows])
 
-        def sd(rows, key):
-            return np.nanstd([row[key] for row in rows])
+                def sd(rows, key):
+                    return np.nanstd([row[key] for row in rows])
 
-        out(f"| {label} | {mean(null, 'flagged'):.4f} | {mean(null, 'alone'):.3f} | "
-            f"{mean(planted, 'recall'):.3f} ({sd(planted, 'recall'):.3f}) | "
-            f"{mean(planted, 'precision'):.3f} ({sd(planted, 'precision'):.3f}) | "
-            f"{verdict_shares(verdicts)} | {max(p['report_passes'] for p in planted)} | "
-            f"{mean(planted, 'flag_s'):.2f} | {mean(planted, 'report_s'):.2f} |")
+                out(f"| {label} | {k} | {fm} | {mean(null, 'flagged'):.4f} | "
+                    f"{mean(null, 'alone'):.3f} | "
+                    f"{mean(planted, 'recall'):.3f} ({sd(planted, 'recall'):.3f}) | "
+                    f"{mean(planted, 'precision'):.3f} ({sd(planted, 'precision'):.3f}) | "
+                    f"{verdict_shares(verdicts)} | {max(p['report_passes'] for p in planted)} "
+                    f"| {mean(planted, 'flag_s'):.2f} | {mean(planted, 'report_s'):.2f} |")
     out()
     out(f"{repeats} repeats, {time.perf_counter() - t0:.0f} s; standard deviation over the "
         f"repeats in parentheses. When a learned graph has no arc sex -> occupation, every "
@@ -319,9 +334,12 @@ def part_error_control(X, y, repeats, n_boot=0):
     out()
 
 
-def part_defaults(X, y, repeats, labels):
+def part_defaults(X, y, repeats, labels, k=50, fdr_method="bh"):
     """The documented variant with every default: TP and TN of the targets, three ways."""
     out("## Documented variant (share 50%) with the defaults: TP and TN over the repeats")
+    if k != 50 or fdr_method != "bh":
+        out()
+        out(f"Here with K = {k} and fdr_method = {fdr_method!r}.")
     out()
     out("Every option at its default (K = 50, the exact rule, fdr = 0.1, the learned Q with "
         "its effect filter). TP / TN: shares of the 100 discriminated and of the 100 other "
@@ -343,7 +361,7 @@ def part_defaults(X, y, repeats, labels):
             if label not in labels:
                 continue
             graph = None if label == "CBN-DD (learned Q)" else graph
-            est = auditor(method, 50, Xs, graph).fit(Xs, ys)
+            est = auditor(method, k, Xs, graph, fdr_method=fdr_method).fit(Xs, ys)
             flags = est.flag(Xs, ys)
             rates = est.transform(Xs.iloc[targets])
             alone = (rates[:, 2] > est.tau + 1e-12) & (rates[:, 5] <= est._alpha_test())
@@ -387,6 +405,12 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=[m[0] for m in methods([])],
                         choices=[m[0] for m in methods([])],
                         help="methods of the 'defaults' part")
+    parser.add_argument("--ks", type=int, nargs="+", default=[50],
+                        help="K of the 'error-control' part; the first is the 'defaults' "
+                             "part's (default: 50)")
+    parser.add_argument("--fdr-methods", nargs="+", default=["bh"], choices=["bh", "by", "dbh"],
+                        help="procedures across the audit of the 'error-control' part; the "
+                             "first is the 'defaults' part's (default: bh)")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_dutch.md"))
     args = parser.parse_args(argv)
     repeats = 2 if args.quick else args.repeats
@@ -398,7 +422,8 @@ def main(argv=None):
     out(f"`python benchmarks/situation_testing_dutch.py{' --quick' if args.quick else ''} "
         f"--repeats {repeats} --parts {' '.join(args.parts)}"
         f"{' --methods ' + ' '.join(repr(m) for m in args.methods) if 'defaults' in args.parts else ''}"
-        f"{f' --structure-bootstrap {args.structure_bootstrap}' if args.structure_bootstrap else ''}`")
+        f"{f' --structure-bootstrap {args.structure_bootstrap}' if args.structure_bootstrap else ''}"
+        f" --ks {' '.join(map(str, args.ks))} --fdr-methods {' '.join(args.fdr_methods)}`")
     out()
     if "audit" in args.parts:
         part_audit(X, y)
@@ -409,9 +434,9 @@ def main(argv=None):
     if "2b" in args.parts:
         part_variant(X, y, repeats, ks, share=None)
     if "error-control" in args.parts:
-        part_error_control(X, y, repeats, args.structure_bootstrap)
+        part_error_control(X, y, repeats, args.structure_bootstrap, args.ks, args.fdr_methods)
     if "defaults" in args.parts:
-        part_defaults(X, y, repeats, args.methods)
+        part_defaults(X, y, repeats, args.methods, args.ks[0], args.fdr_methods[0])
     Path(args.output).parent.mkdir(parents=True, exist_ok=True)
     Path(args.output).write_text("\n".join(LINES) + "\n")
     print(f"written to {args.output}")

@@ -231,8 +231,12 @@ def part_calibration(replicates, n=300, k=20):
     out()
 
 
-def part_error_control(n, repeats, ks, n_boot=0):
-    """The default rule over a whole audit: null runs, planted bias, verdicts."""
+def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
+    """The default rule over a whole audit: null runs, planted bias, verdicts.
+
+    Each fitted auditor is audited with every procedure of ``fdr_methods``
+    (the rates are computed once: only the decision across the audit changes).
+    """
     out(f"## Error control across an audit ({n} rows, {repeats} repeats, default rule)")
     out()
     out("Null: no bias planted (share 0); flagged = share of the candidates (women with a "
@@ -244,20 +248,22 @@ def part_error_control(n, repeats, ks, n_boot=0):
         "`flag`'s rates); report s / flag s. Standard deviation over the repeats in "
         "parentheses. Insufficient: fewer than 10 effective testers a side, or fewer than 10 "
         "testers a side within the stated distance (0.05 for CBN-DD, 0.2 for KNN-DD). "
-        f"Structure bootstrap (CBN-DD): {n_boot} replicates (0: not run).")
+        f"Structure bootstrap (CBN-DD): {n_boot} replicates (0: not run). fdr: the "
+        "procedure across the audit at level 0.1 (bh: Benjamini-Hochberg; dbh: the discrete "
+        "step-up of Doehler, Durand and Roquain).")
     out()
-    out("| method | K | null flagged | null alone | planted recall | precision | planted "
+    out("| method | K | fdr | null flagged | null alone | planted recall | precision | planted "
         "alone | verdicts (planted) | passes | report s / flag s |")
-    out("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|")
+    out("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|")
     t0 = time.perf_counter()
     learned_q = set()
     for method in ("cbn", "knn"):
         for k in ks:
-            rows = []
-            verdicts = {}
+            rows = {fm: [] for fm in fdr_methods}
+            verdicts = {fm: {} for fm in fdr_methods}
             qs = set()
             for r in range(repeats):
-                row = {}
+                row = {fm: {} for fm in fdr_methods}
                 for share in (0.0, 0.5):
                     X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
                     with warnings.catch_warnings():
@@ -265,27 +271,32 @@ def part_error_control(n, repeats, ks, n_boot=0):
                         est = SituationTestingAuditor(
                             protected="sex", protected_value="female", method=method, k=k,
                             structure_bootstrap=n_boot, random_state=r).fit(X, y)
-                    res = audit_error_control(est, X, y, discriminated=disc, clean=clean)
-                    row[share] = res
                     if method == "cbn":
                         qs.add(f"{', '.join(map(str, est.q_))}")
-                    if share:
-                        for label, c in res["verdicts"].items():
-                            verdicts[label] = verdicts.get(label, 0) + c
-                rows.append(row)
+                    for fm in fdr_methods:
+                        est.set_params(fdr_method=fm)
+                        res = audit_error_control(est, X, y, discriminated=disc, clean=clean)
+                        row[fm][share] = res
+                        if share:
+                            for label, c in res["verdicts"].items():
+                                verdicts[fm][label] = verdicts[fm].get(label, 0) + c
+                for fm in fdr_methods:
+                    rows[fm].append(row[fm])
 
-            def mean(share, key):
-                return np.nanmean([row[share][key] for row in rows])
+            for fm in fdr_methods:
+                def mean(share, key):
+                    return np.nanmean([row[share][key] for row in rows[fm]])
 
-            def sd(share, key):
-                return np.nanstd([row[share][key] for row in rows])
+                def sd(share, key):
+                    return np.nanstd([row[share][key] for row in rows[fm]])
 
-            out(f"| {method.upper()}-DD | {k} | {mean(0.0, 'flagged'):.4f} | "
-                f"{mean(0.0, 'alone'):.3f} | {mean(0.5, 'recall'):.3f} ({sd(0.5, 'recall'):.3f}) | "
-                f"{mean(0.5, 'precision'):.3f} ({sd(0.5, 'precision'):.3f}) | "
-                f"{mean(0.5, 'alone'):.3f} | "
-                f"{verdict_shares(verdicts)} | {max(row[0.5]['report_passes'] for row in rows)} "
-                f"| {np.mean([row[0.5]['report_s'] / row[0.5]['flag_s'] for row in rows]):.2f} |")
+                out(f"| {method.upper()}-DD | {k} | {fm} | {mean(0.0, 'flagged'):.4f} | "
+                    f"{mean(0.0, 'alone'):.3f} | {mean(0.5, 'recall'):.3f} "
+                    f"({sd(0.5, 'recall'):.3f}) | "
+                    f"{mean(0.5, 'precision'):.3f} ({sd(0.5, 'precision'):.3f}) | "
+                    f"{mean(0.5, 'alone'):.3f} | {verdict_shares(verdicts[fm])} | "
+                    f"{max(row[0.5]['report_passes'] for row in rows[fm])} | "
+                    f"{np.mean([x[0.5]['report_s'] / x[0.5]['flag_s'] for x in rows[fm]]):.2f} |")
             if qs:
                 learned_q.update(qs)
     out()
@@ -311,6 +322,9 @@ def main(argv=None):
     parser.add_argument("--error-control-ks", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--structure-bootstrap", type=int, default=0,
                         help="replicates of the structure bootstrap in the error control")
+    parser.add_argument("--fdr-methods", nargs="+", default=["bh"], choices=["bh", "by", "dbh"],
+                        help="procedures across the audit compared in the error control "
+                             "(default: bh)")
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_mixed.md"))
     args = parser.parse_args(argv)
     repeats = 1 if args.quick else args.repeats
@@ -329,10 +343,10 @@ def main(argv=None):
         out(f"`python benchmarks/situation_testing_mixed.py --error-control-only --repeats "
             f"{repeats} --error-control-rows {args.error_control_rows} --error-control-ks "
             f"{' '.join(map(str, args.error_control_ks))} --structure-bootstrap "
-            f"{args.structure_bootstrap}`")
+            f"{args.structure_bootstrap} --fdr-methods {' '.join(args.fdr_methods)}`")
         out()
         part_error_control(args.error_control_rows, repeats, args.error_control_ks,
-                           args.structure_bootstrap)
+                           args.structure_bootstrap, args.fdr_methods)
     if args.calibration_only or args.error_control_only:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text("\n".join(LINES) + "\n")

@@ -754,6 +754,11 @@ def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
                for v in exact["provenance"]["column_kinds"].values())
     by = audit_json(capsys, path, "-k", "20", "--fdr-method", "by")
     assert {r["row"] for r in by["rows"]} <= {r["row"] for r in exact["rows"]}
+    dbh = audit_json(capsys, path, "-k", "20", "--fdr-method", "dbh")
+    assert "discrete Benjamini-Hochberg step-up" in dbh["rule"]
+    assert all(r["q_value"] <= 0.1 and r["diff"] > 0.05 for r in dbh["rows"])
+    _, report = python_report(frame, k=20, fdr_method="dbh")
+    assert [r["row"] for r in dbh["rows"]] == report.summary["row"].tolist()
     alone = audit_json(capsys, path, "-k", "20", "--fdr", "none")
     assert {r["row"] for r in exact["rows"]} <= {r["row"] for r in alone["rows"]}
     assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"

@@ -279,9 +279,12 @@ def build_parser():
                             "rule: at most this share of the flagged people are expected "
                             "not to be discriminated; 'none' tests each person alone at "
                             "--alpha-test (default: 0.1)")
-    audit.add_argument("--fdr-method", choices=["bh", "by"], default="bh",
+    audit.add_argument("--fdr-method", choices=["bh", "by", "dbh"], default="bh",
                        help="'bh': Benjamini-Hochberg; 'by': Benjamini-Yekutieli, valid "
-                            "under any dependence, more conservative (default: bh)")
+                            "under any dependence, more conservative; 'dbh': the discrete "
+                            "step-up of Doehler, Durand and Roquain, which counts the "
+                            "people whose test cannot reach a small p-value less "
+                            "(default: bh)")
     audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
                        help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
                             "Ruggieri) or 'newcombe' (hybrid score interval) "

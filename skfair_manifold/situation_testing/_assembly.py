@@ -26,7 +26,7 @@ class EvidenceAssembly:
         fitted_rows = self._fitted_rows(fitted_rows, Z, y)
         self_unit = self._units.lookup(Z)
         out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit)
-        mask, q, cutoff = self._decide(out, Z, y)
+        mask, q, cutoff = self._decide(out, Z, y, n_eff_all)
         rows = np.flatnonzero(mask)
         sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
                                                               self_unit=self_unit[rows])

@@ -66,8 +66,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
         ``"exact"``: flag when ``diff > tau`` and the exact test of
         ``p1 <= p2`` rejects (``p_value``, see Notes): across an audit of
-        several candidates, when their Benjamini-Hochberg ``q_value`` is at
-        most ``fdr``; for a single candidate (or ``fdr=None``), when its
+        several candidates, when their ``q_value`` (``fdr_method``:
+        Benjamini-Hochberg by default) is at most ``fdr``; for a single candidate (or ``fdr=None``), when its
         ``p_value`` is at most ``alpha_test``.
         ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
         (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
@@ -92,11 +92,17 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         people who are not discriminated is at most ``fdr``. None: every
         candidate is tested alone at ``alpha_test`` (about ``alpha_test``
         of a population without discrimination is then flagged).
-    fdr_method : {"bh", "by"}, default="bh"
-        Benjamini-Hochberg, or Benjamini-Yekutieli (valid under any
+    fdr_method : {"bh", "by", "dbh"}, default="bh"
+        Benjamini-Hochberg; Benjamini-Yekutieli (valid under any
         dependence between the candidates, more conservative by a factor of
-        about ``ln m + 0.58`` for ``m`` candidates). See the User Guide for
-        the choice.
+        about ``ln m + 0.58`` for ``m`` candidates); or ``"dbh"``, the
+        discrete step-up procedure of Döhler, Durand and Roquain (2018),
+        which weighs each candidate by the null law of its Fisher test (the
+        hypergeometric law of its margins), so that candidates whose test
+        cannot reach a small p-value count less than in Benjamini-Hochberg.
+        Its ``q_value`` is the step-up adjusted value at ``fdr`` (``q_value
+        <= fdr`` exactly for the significant candidates; at another level it
+        is not the level of rejection). See the User Guide for the choice.
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -286,7 +292,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         method: str = "cbn", k: int = 50, tau: float = 0.05,
         flag_rule: Literal["exact", "significant", "bound", "tau"] = "exact",
         bound: Literal["wald", "newcombe"] = "wald", alpha_test: float | None = 0.1,
-        fdr: float | None = 0.1, fdr_method: Literal["bh", "by"] = "bh",
+        fdr: float | None = 0.1, fdr_method: Literal["bh", "by", "dbh"] = "bh",
         positive_label: Any = None, graph: Any = None,
         structure: Literal["local", "pc"] = "local", alpha: float = 0.01,
         structure_test: Literal["g", "cmh", "g+cmh"] = "g", max_depth: int | None = 3,
@@ -407,7 +413,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         X, y = self._validate(X, y)
         Z = self._encode(X)
         self._check_decisions(y)
-        return self._decide(self._rates(Z)[0], Z, y)[0]
+        out, _, n_eff = self._rates(Z)
+        return self._decide(out, Z, y, n_eff)[0]
 
     def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
         """The evidence for every flagged row: its testers, their weights and decisions.

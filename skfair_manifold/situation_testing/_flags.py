@@ -13,7 +13,11 @@ import hashlib
 import numpy as np
 
 from ._interval import diff_bounds
-from ._pvalue import effective_counts, fisher_pvalue, q_values
+from ._pvalue import discrete_step_up, effective_counts, fisher_pvalue, q_values
+
+#: the procedure of each ``fdr_method``, in words
+FDR_NAMES = {"bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli",
+             "dbh": "discrete Benjamini-Hochberg step-up (Doehler, Durand and Roquain)"}
 
 #: the columns of ``transform``
 COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
@@ -89,19 +93,32 @@ class FlagCore:
         cache.key, cache.value, cache.passes = key, res, cache.passes + 1
         return res
 
-    def _decide(self, out, Z, y):
+    def _decide(self, out, Z, y, n_eff=None):
         """The flags, the candidates' q-values and the audit's p-value cut-off.
 
         Returns ``(mask, q_value, cutoff)``: ``cutoff`` is the p-value
         threshold of the exact rule's test (``alpha_test`` person by person;
-        the step-up threshold ``fdr R / (c m)`` across an audit of ``m``
-        candidates of which ``R`` are significant, ``c = 1`` for
-        Benjamini-Hochberg, ``sum_{i<=m} 1/i`` for Benjamini-Yekutieli:
-        every p-value at most it is significant); None for the other rules.
+        across an audit of ``m`` candidates of which ``R`` are significant,
+        the step-up threshold ``fdr R / (c m)``, ``c = 1`` for
+        Benjamini-Hochberg, ``sum_{i<=m} 1/i`` for Benjamini-Yekutieli, and
+        the last critical value ``tau_R`` of the discrete procedure: every
+        p-value at most it is significant); None for the other rules.
+        ``n_eff`` (the effective testers of each side, ``_rates``' third
+        value) gives the discrete procedure its tests' laws.
         """
         candidate = self._group(Z) & ~self._positive(y)
         q = np.full(out.shape[0], np.nan)
-        q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
+        dbh_cutoff = None
+        if self.fdr_method == "dbh" and n_eff is None:
+            # only the flags of a person-by-person rule are asked (no laws at hand)
+            assert self.flag_rule != "exact", "the discrete procedure needs n_eff"
+        elif self.fdr_method == "dbh":
+            x1, m1, x2, m2 = effective_counts(out[candidate, 0], n_eff[candidate, 0],
+                                              out[candidate, 1], n_eff[candidate, 1])
+            q[candidate], dbh_cutoff = discrete_step_up(
+                out[candidate, 5], (m1, m2, x1 + x2), level=self._fdr_level())
+        else:
+            q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
         cutoff = None
         if self.flag_rule == "bound":
             holds = exceeds(out[:, 3], self.tau)
@@ -117,12 +134,20 @@ class FlagCore:
                 with np.errstate(invalid="ignore"):
                     significant = q <= self.fdr
                 m = int(np.isfinite(p[candidate]).sum())
-                c = 1.0 if self.fdr_method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
-                cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
+                if self.fdr_method == "dbh":
+                    cutoff = dbh_cutoff
+                else:
+                    c = 1.0 if self.fdr_method == "bh" else \
+                        float(np.sum(1.0 / np.arange(1, m + 1)))
+                    cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
             holds = exceeds(out[:, 2], self.tau) & significant
         else:
             holds = exceeds(out[:, 2], self.tau)
         return candidate & holds, q, cutoff
+
+    def _fdr_level(self):
+        """The level of the discrete procedure's q-values (``fdr``; 0.1 when None)."""
+        return 0.1 if self.fdr is None else self.fdr
 
     def _rule_text(self):
         """The flag rule in words (``flag_rule_``, the evidence's ``rule``)."""
@@ -132,7 +157,7 @@ class FlagCore:
             single = f"p_value <= {self._alpha_test():g}"
             if self.fdr is None:
                 return f"diff > {self.tau:g} and {single} (exact test, person by person)"
-            name = "Benjamini-Hochberg" if self.fdr_method == "bh" else "Benjamini-Yekutieli"
+            name = FDR_NAMES[self.fdr_method]
             return (f"diff > {self.tau:g} and q_value <= {self.fdr:g} (exact test, {name} "
                     f"false discovery rate across the audit; a single candidate: {single})")
         level = 100 * (1 - self._alpha_test())

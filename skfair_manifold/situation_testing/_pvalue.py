@@ -31,12 +31,39 @@ enter both rates with the same sign, which is the positive regression
 dependence under which Benjamini-Hochberg keeps its level (Benjamini and
 Yekutieli, 2001, Theorem 1.2). Benjamini-Hochberg is the default; the
 simulations of the test suite and the benchmarks check the level.
+
+Discrete tests. A person with few testers, or few positives among them,
+has a Fisher test that cannot reach a small p-value, yet Benjamini-Hochberg
+counts them in ``m`` like any other. ``"dbh"`` is the discrete step-up
+procedure [HSU] of Döhler, Durand and Roquain (2018, "New FDR bounds for
+discrete and heterogeneous tests", Electron. J. Statist. 12, 1867-1900;
+``DBH(direction="su")`` of the R package DiscreteFDR): with ``F_i`` the
+null law of person ``i``'s p-value (the hypergeometric law of its margins:
+``F_i(t)`` is the largest attainable p-value at most ``t``), ``A`` the union
+of the attainable values,
+
+- ``tau_m = max{t in A : sum_i F_i(t) / (1 - F_i(t)) <= level m}``,
+- ``xi(t) = (1/m) sum_i F_i(t) / (1 - F_i(tau_m))``,
+- ``tau_k = max{t in A, t <= tau_m : xi(t) <= level k / m}``,
+
+and the ``k^ = max{k : p_(k) <= tau_k}`` smallest p-values are rejected. The paper
+proves its false discovery rate at most ``level`` for independent tests;
+for the positively dependent tests of an audit the
+simulations check it, as for Benjamini-Hochberg. With continuous p-values
+(``F_i(t) = t``) it is Benjamini-Hochberg at level ``level / (1 + level)``.
+Its ``q_value`` is the step-up adjusted value at the audit's level (see
+:func:`discrete_step_up`); DiscreteFDR gives none for the step-up
+direction, because its critical values depend on the level through
+``tau_m``.
 """
 
 import numpy as np
 from scipy import stats
 
-FDR_METHODS = ("bh", "by")
+FDR_METHODS = ("bh", "by", "dbh")
+
+#: relative tolerance of ``F_i(t)``: an attainable value within it of ``t`` counts as at most ``t``
+_SUPPORT_TOL = 1e-10
 
 _ROUND_TOL = 1e-9
 
@@ -86,8 +113,8 @@ def fisher_pvalue(x1, m1, x2, m2, *, u=None):
     return np.where(bad, np.nan, p)
 
 
-def q_values(p, *, method="bh"):
-    """Benjamini-Hochberg (``"bh"``) or -Yekutieli (``"by"``) q-values.
+def q_values(p, *, method="bh", margins=None, level=None):
+    """Benjamini-Hochberg (``"bh"``), -Yekutieli (``"by"``) or discrete (``"dbh"``) q-values.
 
     ``q_(i) = min_{j >= i} min(1, c m p_(j) / j)`` over the ``m`` finite
     p-values sorted increasingly, with ``c = 1`` (BH) or
@@ -98,12 +125,18 @@ def q_values(p, *, method="bh"):
     Parameters
     ----------
     p : array-like of shape (n,)
-    method : {"bh", "by"}, default="bh"
+    method : {"bh", "by", "dbh"}, default="bh"
+        ``"dbh"``: :func:`discrete_step_up` (needs ``margins`` and
+        ``level``).
+    margins, level
+        ``"dbh"`` only, see :func:`discrete_step_up`.
 
     Returns
     -------
     q : ndarray of shape (n,)
     """
+    if method == "dbh":
+        return discrete_step_up(p, margins, level=level)[0]
     p = np.asarray(p, dtype=np.float64)
     q = np.full(p.shape, np.nan)
     finite = np.flatnonzero(np.isfinite(p))
@@ -115,3 +148,130 @@ def q_values(p, *, method="bh"):
     scaled = c * m * p[order] / np.arange(1, m + 1)
     q[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
     return q
+
+
+def hypergeometric_supports(m1, m2, positives):
+    """The attainable p-values of Fisher's one-sided test for each distinct margin.
+
+    Returns ``(group, values, value_group, counts)``: the index of each
+    test's margins ``(m1, m2, x1 + x2)`` among the distinct ones, the
+    attainable p-values ``P(X >= x)`` of every distinct margin (computed by
+    :func:`fisher_pvalue`, so that an observed p-value is one of them bit for
+    bit), the distinct margin each value belongs to, and the number of tests
+    sharing each distinct margin.
+    """
+    key = np.column_stack([m1, m2, positives]).astype(np.int64)
+    uniq, group, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    group = group.ravel()
+    u1, u2, us = uniq[:, 0], uniq[:, 1], uniq[:, 2]
+    lo = np.maximum(0, us - u2)  # the fewest positives S+ can hold
+    hi = np.minimum(us, u1)
+    length = hi - lo + 1
+    value_group = np.repeat(np.arange(uniq.shape[0]), length)
+    start = np.cumsum(length) - length
+    x = lo[value_group] + np.arange(value_group.shape[0]) - start[value_group]
+    values = fisher_pvalue(x, u1[value_group], us[value_group] - x, u2[value_group])
+    return group, values, value_group, counts
+
+
+class _StepSum:
+    """``t -> sum_g weight_g * phi(F_g(t))`` for step functions ``F_g`` (one sorted pass).
+
+    ``phi(F_g)`` jumps only at the attainable values of ``g``: the jumps,
+    sorted by position and summed cumulatively, give the sum at any ``t``
+    by one binary search.
+    """
+
+    def __init__(self, values, value_group, weight, phi):
+        order = np.lexsort((values, value_group))
+        v, g = values[order], value_group[order]
+        first = np.r_[True, g[1:] != g[:-1]]
+        prev = np.where(first, 0.0, np.r_[0.0, v[:-1]])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            jump = weight[g] * (phi(v) - phi(prev))
+        jump = np.where(v == prev, 0.0, jump)  # equal values: no step
+        pos = np.argsort(v, kind="stable")
+        self.at, self.total = v[pos], np.cumsum(jump[pos])
+
+    def __call__(self, t):
+        i = np.searchsorted(self.at, np.asarray(t) * (1 + _SUPPORT_TOL), side="right") - 1
+        return np.where(i >= 0, self.total[np.maximum(i, 0)], 0.0)
+
+
+def _odds(f):
+    return f / (1.0 - f)
+
+
+def discrete_step_up(p, margins, *, level):
+    """The discrete step-up procedure [HSU] of Döhler, Durand and Roquain (2018).
+
+    Parameters
+    ----------
+    p : array-like of shape (n,)
+        Fisher's one-sided p-values (NaN: not tested, not counted in ``m``).
+    margins : tuple of three array-likes of shape (n,)
+        ``(m1, m2, x1 + x2)`` of each test (whole numbers, see
+        :func:`effective_counts`): the hypergeometric law of its p-value.
+    level : float
+        The false discovery rate.
+
+    Returns
+    -------
+    q : ndarray of shape (n,)
+        The step-up adjusted value at ``level``:
+        ``q_(i) = min(1, min_{j >= i} y_j)`` over the ``m`` finite p-values
+        sorted increasingly, with ``y_j = m xi(p_(j)) / j`` where
+        ``p_(j) <= tau_m`` and ``y_j = sum_l F_l(p_(j)) / (1 - F_l(p_(j))) / j``
+        above it (then ``y_j > level``). ``q <= level`` exactly for the
+        rejected tests, as with Benjamini-Hochberg's q-value (which it is,
+        times ``1 + level``, for continuous p-values below ``tau_m``). It
+        depends on ``level`` through ``tau_m``: at another level it is not
+        the smallest level of rejection.
+    cutoff : float
+        The last critical value ``tau_k^`` (0 without rejection): the
+        p-values at most it are the rejected ones.
+    """
+    p = np.asarray(p, dtype=np.float64)
+    q = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(np.isfinite(p))
+    if finite.shape[0] == 0:
+        return q, 0.0
+    _, values, value_group, counts = hypergeometric_supports(
+        *(np.asarray(a, dtype=np.float64)[finite] for a in margins))
+    q[finite], cutoff = step_up_on_supports(p[finite], values, value_group, counts,
+                                            level=level)
+    return q, cutoff
+
+
+def step_up_on_supports(p, values, value_group, counts, *, level):
+    """[HSU] on finite p-values whose null laws are given by their attainable values.
+
+    ``values[j]`` is an attainable p-value of the law ``value_group[j]``;
+    ``counts[g]`` tests follow law ``g`` (``counts.sum() == len(p)``), each
+    ``p`` being attainable under its law. Returns ``(q, cutoff)`` as
+    :func:`discrete_step_up`.
+    """
+    m = p.shape[0]
+    counts = np.asarray(counts, dtype=np.float64)
+    odds = _StepSum(values, value_group, counts, _odds)  # sum_i F_i / (1 - F_i)
+    support = np.unique(values)
+    ok = np.flatnonzero(odds(support) <= level * m)
+    tau_m = support[ok[-1]] if ok.size else 0.0
+    f_tau = np.zeros(counts.shape[0])  # F_g(tau_m) of each law
+    under = values <= tau_m * (1 + _SUPPORT_TOL)
+    np.maximum.at(f_tau, value_group[under], values[under])
+    xi = _StepSum(values, value_group, counts / (1.0 - f_tau), lambda f: f)  # m xi(t)
+    order = np.argsort(p, kind="stable")
+    ps = p[order]
+    below = ps <= tau_m * (1 + _SUPPORT_TOL)
+    with np.errstate(invalid="ignore"):
+        y = np.where(below, xi(ps), odds(ps)) / np.arange(1, m + 1)
+    q = np.empty(m)
+    q[order] = np.minimum(np.minimum.accumulate(y[::-1])[::-1], 1.0)
+    n_rejected = int((q <= level).sum())
+    cutoff = 0.0
+    if n_rejected:
+        crit = support[support <= tau_m * (1 + _SUPPORT_TOL)]
+        crit = crit[xi(crit) <= level * n_rejected]
+        cutoff = float(crit[-1]) if crit.size else float(ps[n_rejected - 1])
+    return q, cutoff
