@@ -109,7 +109,17 @@ def build_method(name, data):
     return method(data)
 
 
-class KNNMethod:
+class SelectorMethod:
+    """A method whose ``rates`` and ``pair_distances`` are its ``selector``'s."""
+
+    def rates(self, Q, self_unit, k, *, n_jobs=None, cells=False):
+        return self.selector.rates(Q, self_unit, k, n_jobs=n_jobs, cells=cells)
+
+    def pair_distances(self, Qx, Qy):
+        return self.selector.pair_distances(Qx, Qy)
+
+
+class KNNMethod(SelectorMethod):
     """KNN-DD (Luong, Ruggieri and Turini): the k nearest records under a mean distance."""
 
     title = "KNN-DD"
@@ -132,12 +142,6 @@ class KNNMethod:
     def query(self, Z):
         return Z[:, self.q]
 
-    def rates(self, Q, self_unit, k, *, n_jobs=None, cells=False):
-        return self.selector.rates(Q, self_unit, k, n_jobs=n_jobs, cells=cells)
-
-    def pair_distances(self, Qx, Qy):
-        return self.selector.pair_distances(Qx, Qy)
-
     def cell_rows(self):
         """A cell is a unit of identical records."""
         return CellRows(self.units._rows_sorted, self.units._bounds, sides=1)
@@ -152,7 +156,7 @@ class KNNMethod:
         return values
 
 
-class CBNMethod:
+class CBNMethod(SelectorMethod):
     """CBN-DD (Zhang, Wu and Wu, Algorithm 1): testers close in the decision's causes."""
 
     title = "CBN-DD"
@@ -209,12 +213,6 @@ class CBNMethod:
 
     def query(self, Z):
         return self.records.binned(Z)[:, self.q]
-
-    def rates(self, Q, self_unit, k, *, n_jobs=None, cells=False):
-        return self.selector.rates(Q, self_unit, k, n_jobs=n_jobs, cells=cells)
-
-    def pair_distances(self, Qx, Qy):
-        return self.selector.pair_distances(Qx, Qy)
 
     def cell_rows(self):
         """A cell is one side of a subgroup (the records of one profile over Q)."""
