@@ -8,23 +8,10 @@ import pytest
 from skfair_manifold.cli import EXIT_DATA, EXIT_OK, main
 
 pd = pytest.importorskip("pandas")
-duckdb = pytest.importorskip("duckdb", exc_type=ImportError)
 
+from _duckdb_cli import duckdb, needs_duckdb  # noqa: E402
 
-def _duckdb_through_narwhals():
-    """Why this environment cannot query DuckDB through narwhals, or None."""
-    from skfair_manifold.metrics._frames import frame_cell_table
-
-    tiny = duckdb.sql("SELECT * FROM (VALUES (1, 0, 'a'), (0, 1, 'b')) t(y, p, s)")
-    try:
-        frame_cell_table(tiny, y_true="y", y_pred="p", sensitive_features="s")
-    except ImportError as exc:
-        return str(exc)
-    return None
-
-
-_REASON = _duckdb_through_narwhals()
-pytestmark = pytest.mark.skipif(_REASON is not None, reason=f"DuckDB cannot run: {_REASON}")
+pytestmark = needs_duckdb
 
 ARGS = ["--label", "y", "--prediction", "y_pred", "--sensitive", "sex", "race"]
 
