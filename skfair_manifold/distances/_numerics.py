@@ -227,11 +227,9 @@ def feature_scaling(X, minmax=None, *, rows=1 << 14):
         np.minimum(lo, part.min(axis=0), out=lo)
         np.maximum(hi, part.max(axis=0), out=hi)
     mid = column_midpoints(lo, hi)
-    top = 0.0
-    for s in range(0, n, rows):
-        part = apply_min_max(np.array(X[s:s + rows], dtype=np.float64), minmax)
-        part -= mid
-        top = max(top, float(-part.min()), float(part.max()))
+    # subtracting mid is monotone in floating point: the extremes of x - mid are lo - mid
+    # and hi - mid, so no second pass over X is needed
+    top = max(0.0, float(np.max(mid - lo)), float(np.max(hi - mid)))
     return mid, scale_of_top(top)
 
 
