@@ -59,7 +59,6 @@ from skfair_manifold.distances._numerics import (
     centre_columns,
     feature_scaling,
     scale_rows,
-    scaled_features,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 
@@ -444,11 +443,12 @@ class ExactEngine:
         return check_distances_finite(np.ascontiguousarray(unique_dist[:, :, pos]))
 
 
-def nearest_rows(X, label, code, rows, *, minmax=None):
+def nearest_scaled(Z, scale, label, code, rows):
     """For each of ``rows``, the nearest row of another group of ``code`` and its distance.
 
-    A plain search over all rows of other groups with the engine's pair
-    values (direct feature differences, the label part by ``hypot``), so the
+    ``Z``: the features already centred and divided by ``scale``. A plain
+    search over all rows of other groups with the engine's pair values
+    (direct feature differences, the label part by ``hypot``), so the
     distance equals the engine's row distance bit for bit; ties go to the
     smallest row index. ``O(len(rows) x n x d)``: for a few rows (witnesses).
 
@@ -456,13 +456,6 @@ def nearest_rows(X, label, code, rows, *, minmax=None):
     -------
     nearest : ndarray of int, distance : ndarray of float
     """
-    Z, scale = scaled_features(X, minmax)
-    return nearest_scaled(Z, scale, np.asarray(label, dtype=np.float64), np.asarray(code),
-                          rows)
-
-
-def nearest_scaled(Z, scale, label, code, rows):
-    """:func:`nearest_rows` on features already centred and divided by ``scale``."""
     # Rows of other groups in chunks within the working memory (a pair's
     # value depends on that pair alone; strict < keeps the first of ties).
     chunk = max(1024, int(working_memory_bytes() // (4 * 8 * max(Z.shape[1], 1))))

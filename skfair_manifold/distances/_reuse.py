@@ -47,7 +47,6 @@ from skfair_manifold.distances._exact import (
     BLAS_THREADS,
     ExactEngine,
     exact_row_distances,
-    gram_error,
     pair_feature_distances,
 )
 from skfair_manifold.distances._numerics import scaled_features
