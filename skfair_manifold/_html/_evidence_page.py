@@ -145,9 +145,7 @@ def _exact_reason(entry, summary):
         return (f"p_value = {p} <= {summary['alpha_test']:g}: the exact one-sided test of "
                 f"p1 <= p2 (a random relabelling of the protected attribute among the "
                 f"testers) rejects it, person by person")
-    from ..situation_testing._flags import FDR_NAMES
-
-    method = FDR_NAMES[summary.get("fdr_method", "bh")]
+    method = summary["fdr_name"]
     return (f"q_value = {_pval(entry['q_value'])} <= {summary['fdr']:g} (p_value = {p}): the "
             f"exact one-sided test of p1 <= p2 is significant across the "
             f"{summary['n_candidates']} candidates of the audit, with the {method} false "

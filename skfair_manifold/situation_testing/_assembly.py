@@ -11,7 +11,7 @@ tables and renders itself.
 import numpy as np
 
 from ._evidence import SIDES, SituationTestingReport
-from ._flags import COLUMNS, exceeds
+from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
 from ._verdict import NEAR_DISTANCE, near_testers, structure_bootstrap, verdicts
 
@@ -62,7 +62,8 @@ class EvidenceAssembly:
             decisions=np.asarray(y)[rows], own_rows=own, cell_rows=cell_rows,
             y_fit=self._y_fit, method=self.method, k=self.k, rule=rule,
             audit=audit, provenance=self._provenance(),
-            settings=self._settings(n_rows=Z.shape[0], n_candidates=int(candidate.sum()),
+            settings=self._settings(rule=rule, n_rows=Z.shape[0],
+                                    n_candidates=int(candidate.sum()),
                                     n_flagged=int(rows.shape[0])),
             record_rows=record_rows,
             records={str(name): records.decode(j, records.Z[record_rows, j])
@@ -129,16 +130,20 @@ class EvidenceAssembly:
                              for c, kind in self.attribute_kinds_.items()},
         }
 
-    def _settings(self, *, n_rows, n_candidates, n_flagged):
-        """The settings and counts of the audit, as the evidence page and the CLI show them."""
+    def _settings(self, *, rule, n_rows, n_candidates, n_flagged):
+        """The settings and counts of the audit, as the evidence page and the CLI show them.
+
+        ``rule``: the flag rule in words at the time of the audit (the
+        parameters may have changed since ``fit`` set ``flag_rule_``).
+        """
         summary = {
             "method": self.method, "method_title": getattr(self._method, "title",
                                                            self.method),
             "k": int(self.k), "tau": float(self.tau),
-            "flag_rule": self.flag_rule, "rule": self.flag_rule_, "bound": self.bound,
+            "flag_rule": self.flag_rule, "rule": rule, "bound": self.bound,
             "alpha_test": float(self._alpha_test()),
             "fdr": None if self.fdr is None else float(self.fdr),
-            "fdr_method": self.fdr_method,
+            "fdr_method": self.fdr_method, "fdr_name": FDR_NAMES[self.fdr_method],
             "protected": str(self._columns[self.protected_index_]),
             "protected_value": _item(self.protected_value),
             "decision": str(self.decision_name_), "positive_label": _item(self.positive_label_),

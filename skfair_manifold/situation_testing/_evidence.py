@@ -26,7 +26,7 @@ whether it was ``"declared"`` or ``"inferred"``). The CLI adds
 
 ``report.settings`` -- the audit's settings and counts: ``method`` (and
 ``method_title``), ``k``, ``tau``, ``flag_rule``, ``rule``, ``bound``,
-``alpha_test``, ``fdr``, ``fdr_method``, ``protected``,
+``alpha_test``, ``fdr``, ``fdr_method`` (and its name, ``fdr_name``), ``protected``,
 ``protected_value``, ``decision``, ``positive_label``, ``n_rows``,
 ``n_candidates``, ``n_flagged``, ``q``, ``columns``, ``attribute_kinds``,
 ``bin_edges``, ``identifier_columns`` (and ``alpha``, ``n_bins`` for a

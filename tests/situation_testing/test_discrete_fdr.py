@@ -1,5 +1,6 @@
 """The discrete step-up procedure [HSU] against a plain reference, and its audits."""
 
+import re
 import warnings
 from math import comb
 
@@ -185,6 +186,23 @@ def test_the_audit_uses_the_discrete_procedure_and_its_cutoff():
         assert not (cand & (out[:, 5] > cutoff) & significant).any()
         assert (significant[cand & (out[:, 5] <= cutoff)]).all()
     assert "discrete Benjamini-Hochberg" in rep.to_html()
+
+
+def test_the_page_names_the_procedure_and_rule_of_the_audit_not_of_fit():
+    X, y, _, _ = make_planted_bias(3000, bias_share=0.5, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = SituationTestingAuditor(protected="sex", protected_value="female", method="cbn",
+                                      k=200).fit(X, y)
+    est.set_params(fdr_method="dbh")  # after fit: flag_rule_ still names Benjamini-Hochberg
+    rep = est.report(X, y)
+    assert len(rep) > 0
+    assert rep.settings["rule"] == rep.rule == est._rule_text() != est.flag_rule_
+    assert rep.settings["fdr_name"].startswith("discrete Benjamini-Hochberg")
+    page = rep.to_html()
+    test_row = re.search(r"q_value: (.*?) false discovery rate across", page).group(1)
+    assert test_row == rep.settings["fdr_name"]
+    assert "Yekutieli" not in page
 
 
 def _cells(n, rng, share):
