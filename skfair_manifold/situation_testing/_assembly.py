@@ -10,7 +10,7 @@ tables and renders itself.
 
 import numpy as np
 
-from ._evidence import SIDES, SituationTestingReport
+from ._evidence import SIDES, SituationTestingReport, python_value
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
 from ._verdict import NEAR_DISTANCE, near_testers, structure_bootstrap, verdicts
@@ -118,7 +118,7 @@ class EvidenceAssembly:
         return {
             "package": f"skfair_manifold {__version__}",
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "options": {name: repr(_item(value)) for name, value in self.get_params().items()
+            "options": {name: repr(python_value(value)) for name, value in self.get_params().items()
                         if name != "graph"},
             "graph": None if not uses_graph else
             {str(c): [str(p) for p in ps] for c, ps in self.graph_.items()},
@@ -145,8 +145,9 @@ class EvidenceAssembly:
             "fdr": None if self.fdr is None else float(self.fdr),
             "fdr_method": self.fdr_method, "fdr_name": FDR_NAMES[self.fdr_method],
             "protected": str(self._columns[self.protected_index_]),
-            "protected_value": _item(self.protected_value),
-            "decision": str(self.decision_name_), "positive_label": _item(self.positive_label_),
+            "protected_value": python_value(self.protected_value),
+            "decision": str(self.decision_name_),
+            "positive_label": python_value(self.positive_label_),
             "n_rows": int(n_rows), "n_candidates": int(n_candidates),
             "n_flagged": int(n_flagged),
             "q": [str(v) for v in self.q_],
@@ -194,7 +195,3 @@ def _tester_rows(testers, cell_rows):
     seg = np.unique(seg)
     parts = [cell_rows.rows[cell_rows.bounds[s]:cell_rows.bounds[s + 1]] for s in seg]
     return np.unique(np.concatenate(parts)).astype(np.intp)
-
-
-def _item(v):
-    return v.item() if isinstance(v, np.generic) else v

@@ -20,6 +20,7 @@ from ..utils._validation import (
     locate_column,
 )
 from ._discretize import BINNINGS
+from ._evidence import python_value
 from ._interval import BOUNDS
 from ._methods import METHOD_NAMES
 from ._pvalue import FDR_METHODS
@@ -170,7 +171,7 @@ class InputChecks:
         y = np.asarray(y)
         known = np.isin(y, self.classes_)
         if not known.all():
-            raise ValueError(MSG_UNKNOWN_DECISION.format(value=_item(y[~known][0]),
+            raise ValueError(MSG_UNKNOWN_DECISION.format(value=python_value(y[~known][0]),
                                                          classes=self.classes_.tolist()))
 
     def _protected_index(self, columns):
@@ -217,7 +218,7 @@ class InputChecks:
             classes = np.unique(y)
             self.classes_ = classes
             if classes.shape[0] < 2:
-                raise ValueError(MSG_SINGLE_DECISION.format(value=_item(classes[0])))
+                raise ValueError(MSG_SINGLE_DECISION.format(value=python_value(classes[0])))
             if self.positive_label is None:
                 if classes.shape[0] != 2:
                     raise ValueError(MSG_NOT_BINARY.format(n=classes.shape[0],
@@ -229,7 +230,3 @@ class InputChecks:
                                                                  classes=classes.tolist()))
                 self.positive_label_ = self.positive_label
         return y == self.positive_label_
-
-
-def _item(v):
-    return v.item() if isinstance(v, np.generic) else v

@@ -194,8 +194,8 @@ class SituationTestingReport(Sequence):
         columns = [self.testers[c][sel].tolist() for c in names]
         rows = [dict(zip(names, values)) for values in zip(*columns)]
         entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
-        entry["claimant"] = {c: _py(v[i]) for c, v in self._claimants.items()}
-        entry["decision"] = _py(self._decisions[i])
+        entry["claimant"] = {c: python_value(v[i]) for c, v in self._claimants.items()}
+        entry["decision"] = python_value(self._decisions[i])
         for name in _NUMBERS:
             if name in self.summary:
                 entry[name] = float(self.summary[name][i])
@@ -307,5 +307,6 @@ def _pandas():
     return pd
 
 
-def _py(v):
+def python_value(v):
+    """A numpy scalar as the Python value it holds; anything else as it is."""
     return v.item() if isinstance(v, np.generic) else v
