@@ -182,14 +182,17 @@ def _leave_out_weak(codes, q, effects, min_effect, group, k, levels):
     small; all without ``k``) and the share of :func:`own_subgroup_share` after."""
     q = list(q)
     weak = sorted((j for j in q if effects[j] < min_effect), key=lambda j: (effects[j], j))
-    size = k is not None and group is not None
+    if k is None or group is None:
+        return sorted(weak), None
     left_out = []
+    share = own_subgroup_share(codes, q, group, k, levels)
     for j in weak:
-        if size and own_subgroup_share(codes, q, group, k, levels) >= MIN_OWN_SUBGROUP_SHARE:
+        if share >= MIN_OWN_SUBGROUP_SHARE:
             break
         left_out.append(j)
         q.remove(j)
-    return sorted(left_out), own_subgroup_share(codes, q, group, k, levels) if size else None
+        share = own_subgroup_share(codes, q, group, k, levels)
+    return sorted(left_out), share
 
 
 def own_subgroup_share(codes, q, group, k, levels):
