@@ -76,6 +76,7 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from ..distances._numerics import apply_min_max
+from ._bootstrap import percentile
 
 #: Replicate counts held at once: ``chunk * n_samples`` integers at most.
 CHUNK_CELLS = 1 << 22
@@ -173,13 +174,6 @@ def neighbour_covariance(first, second, nearest):
             same = nearest[s] == nearest[t]
             C[s, t] = C[t, s] = float(np.sum(gap[s] * gap[t] * same)) / n
     return C
-
-
-def _percentile(values, confidence):
-    alpha = (1.0 - confidence) / 2.0
-    with np.errstate(invalid="ignore"):
-        low, high = np.nanquantile(values, [alpha, 1.0 - alpha], axis=0)
-    return low, high
 
 
 #: Rows whose two nearest rows of other groups estimate the neighbour term.
@@ -290,11 +284,11 @@ def row_bootstrap(row_true, row_pred, *, n_boot, confidence=0.95, random_state=N
         means = means + noise @ weights.T
     t_k, p_k = means[:, :k], means[:, k:2 * k]
     t_all, p_all = means[:, 2 * k], means[:, 2 * k + 1]
-    low_t, high_t = _percentile(t_k, confidence)
-    low_p, high_p = _percentile(p_k, confidence)
-    low_h, high_h = _percentile(log_ratio(p_k, t_k), confidence)
-    (lt, ht), (lp, hp) = _percentile(t_all, confidence), _percentile(p_all, confidence)
-    lh, hh = _percentile(log_ratio(p_all, t_all), confidence)
+    low_t, high_t = percentile(t_k, confidence)
+    low_p, high_p = percentile(p_k, confidence)
+    low_h, high_h = percentile(log_ratio(p_k, t_k), confidence)
+    (lt, ht), (lp, hp) = percentile(t_all, confidence), percentile(p_all, confidence)
+    lh, hh = percentile(log_ratio(p_all, t_all), confidence)
 
     def pairs(low, high):
         return np.column_stack([low, high])
