@@ -438,9 +438,7 @@ def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
     if ci is not None:
         for q in quantities:
             overall = _pair(_get(ci, q))
-            per_ci = _get(_get(ci, "per_attribute"), q)
-            if per_ci is None:  # hfm_report keeps them in per_attribute.ci
-                per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)
+            per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)  # per_attribute.ci
             if overall is None:
                 continue
             lows, highs = [], []

@@ -309,12 +309,11 @@ def test_hfm_intervals_are_read_when_the_report_has_them():
     from skfair_manifold.metrics._report import _hfm_frame
 
     per = Bunch(hfm_max=np.array([0.1, 0.2]), hfm_avg=np.array([0.05, 0.0]),
-                d_max=np.ones(2), d_f_max=np.ones(2), d_avg=np.ones(2), d_f_avg=np.ones(2))
+                d_max=np.ones(2), d_f_max=np.ones(2), d_avg=np.ones(2), d_f_avg=np.ones(2),
+                ci=Bunch(hfm_max=np.array([[0.0, 0.2], [0.1, 0.3]]),  # as hfm_report keeps them
+                         hfm_avg=np.array([[0.0, 0.1], [-0.1, 0.1]])))
     bunch = Bunch(hfm_max=0.2, hfm_avg=0.03, d_max=1.0, d_f_max=1.2, d_avg=0.5, d_f_avg=0.6,
-                  per_attribute=per,
-                  ci=Bunch(hfm_max=(0.15, 0.25), hfm_avg=(0.01, 0.05),
-                           per_attribute=Bunch(hfm_max=np.array([[0.0, 0.2], [0.1, 0.3]]),
-                                               hfm_avg=np.array([[0.0, 0.1], [-0.1, 0.1]]))))
+                  per_attribute=per, ci=Bunch(hfm_max=(0.15, 0.25), hfm_avg=(0.01, 0.05)))
     frame = _hfm_frame(bunch, ["sex", "race"])
     assert frame.loc["all attributes", ["hfm_max_low", "hfm_max_high"]].tolist() == [0.15, 0.25]
     assert frame.loc["race", ["hfm_avg_low", "hfm_avg_high"]].tolist() == [-0.1, 0.1]
