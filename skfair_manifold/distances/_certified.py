@@ -165,7 +165,7 @@ def exact_statistics(rows):
     n_labels, n_attr, _ = rows.shape
     max_k, mean_k = rows.max(axis=2), rows.mean(axis=2)
     # Eq. 7 per label, as the mean of each label's row of per-attribute means.
-    mean_all = np.array([mean_k[l].mean() for l in range(n_labels)])
+    mean_all = mean_k.mean(axis=1)
     zero_k, zero_all = np.zeros_like(mean_k), np.zeros_like(mean_all)
     return Bunch(
         max_low=max_k, max_high=max_k, max_complete=np.ones((n_labels, n_attr), dtype=bool),
@@ -174,7 +174,7 @@ def exact_statistics(rows):
         mean_cov=np.zeros(n_attr),
         avg=mean_all, avg_var=zero_all, avg_shift=zero_all, avg_low=mean_all,
         avg_high=mean_all, avg_cov=0.0,
-        raw_max=rows.max(axis=2), raw_mean=rows.mean(axis=2))
+        raw_max=max_k, raw_mean=mean_k)
 
 
 def certified_statistics(rows, cert, sample, budget, z):
