@@ -572,11 +572,6 @@ def small_int_bounds(y):
     return None
 
 
-def _small_int_range(y):
-    """True when ``y`` is integer (or bool) with a range small enough for bincount."""
-    return small_int_bounds(y) is not None
-
-
 #: rows converted to intp at a time when small integers are counted
 _COUNT_BLOCK = 1 << 20
 
@@ -616,8 +611,9 @@ def encode_column(col, attr, *, min_groups=2):
     of types that cannot be ordered together raise, naming ``attr``; fewer
     than ``min_groups`` distinct values raise :data:`MSG_SINGLE_GROUP`.
     """
-    if isinstance(col, np.ndarray) and _small_int_range(col):
-        lo = int(col.min())
+    bounds = small_int_bounds(col) if isinstance(col, np.ndarray) else None
+    if bounds is not None:
+        lo = bounds[0]
         shifted = col.astype(np.intp)
         shifted -= lo  # in intp: an int8 column from -128 to 127 does not wrap
         counts = np.bincount(shifted)
