@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..distances._numerics import min_max
 from ..utils._validation import check_features, is_dataframe, label_coordinates
 
 
@@ -100,12 +101,7 @@ def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=T
     """
     Z = check_features(X)
     n, p = Z.shape
-    if scale:
-        lo = Z.min(axis=0)
-        span = Z.max(axis=0) - lo
-        span[span == 0] = 1.0
-    else:
-        span = np.ones(p)
+    span = min_max(Z)[1] if scale else np.ones(p)
     coded = dict(zip(("y_true", "y_pred"), label_coordinates(y_true, y_pred)))
     given = {"y_true": np.asarray(y_true), "y_pred": np.asarray(y_pred)}
     names = _feature_names(X, feature_names, p)
