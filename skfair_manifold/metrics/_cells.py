@@ -143,12 +143,7 @@ def _row_keys(codes, sizes, label_cell):
             inverse = index[key]
         else:
             present, inverse = np.unique(key, return_inverse=True)
-        cells = np.empty((present.shape[0], len(sizes)), dtype=np.intp)
-        rest = present // 4
-        for k in range(len(sizes) - 1, -1, -1):
-            cells[:, k] = rest % sizes[k]
-            rest = rest // sizes[k]
-        return inverse.reshape(-1), cells, (present % 4).astype(np.int8)
+        return (inverse.reshape(-1), *_decode_keys(present, sizes))
     # too many combinations for one integer key: the rows of codes themselves are the key
     stacked = np.column_stack([*codes, label_cell]).astype(np.intp, copy=False)
     rows, inverse = np.unique(stacked, axis=0, return_inverse=True)
@@ -186,10 +181,26 @@ def cell_table(codes, names, groups, true_pos, pred_pos, weights=None):
     else:
         weight = np.bincount(inverse, weights=weights, minlength=m)
         weight_sq = np.bincount(inverse, weights=weights * weights, minlength=m)
-    return CellTable(attributes=list(names), groups=list(groups), codes=cell_codes,
-                     y_true=(cell_labels >> 1).astype(np.int8),
-                     y_pred=(cell_labels & 1).astype(np.int8), count=count, weight=weight,
-                     weight_sq=weight_sq, weighted=weights is not None)
+    return _labelled_table(names, groups, cell_codes, cell_labels, count, weight, weight_sq,
+                           weights is not None)
+
+
+def _decode_keys(present, sizes):
+    """The code rows and the label cells of dense keys ``sum_k code_k radix_k + label``."""
+    cells = np.empty((present.shape[0], len(sizes)), dtype=np.intp)
+    rest = present // 4
+    for k in range(len(sizes) - 1, -1, -1):
+        cells[:, k] = rest % sizes[k]
+        rest = rest // sizes[k]
+    return cells, (present % 4).astype(np.int8)
+
+
+def _labelled_table(names, groups, codes, label_cell, count, weight, weight_sq, weighted):
+    """The :class:`CellTable` of cells given by their codes and label cells ``2 t + p``."""
+    return CellTable(attributes=list(names), groups=list(groups), codes=codes,
+                     y_true=(label_cell >> 1).astype(np.int8),
+                     y_pred=(label_cell & 1).astype(np.int8), count=count, weight=weight,
+                     weight_sq=weight_sq, weighted=weighted)
 
 
 def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=None):
@@ -223,7 +234,7 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
             parts.append((col, lo, hi - lo + 1, None))
         else:
             code, values = encode_column(col, attr)
-            parts.append((code.astype(_small_dtype(values.shape[0])), 0, values.shape[0],
+            parts.append((code.astype(np.min_scalar_type(values.shape[0] - 1)), 0, values.shape[0],
                           values))
     spans = [span for _, _, span, _ in parts]
     n_keys = prod(spans) * 4
@@ -238,11 +249,7 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
 
     counts, sums = _dense_counts(parts, n_keys, true_pos, pred_pos, weights)
     present = np.flatnonzero(counts)
-    cells = np.empty((present.shape[0], len(parts)), dtype=np.intp)
-    rest = present // 4
-    for k in range(len(parts) - 1, -1, -1):
-        cells[:, k] = rest % spans[k]
-        rest //= spans[k]
+    cells, label_cell = _decode_keys(present, spans)
     groups = []
     for k, (attr, (_, lo, _, values)) in enumerate(zip(names, parts)):
         if values is None:  # the values that occur, and the cells' codes among them
@@ -252,16 +259,13 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
             if values.shape[0] < 2:
                 raise ValueError(MSG_SINGLE_GROUP.format(attr=attr, value=values[0]))
         groups.append(values)
-    label_cell = (present % 4).astype(np.int8)
     count = counts[present]
     if weights is None:
         weight = weight_sq = count.astype(np.float64)
     else:
         weight, weight_sq = sums[0][present], sums[1][present]
-    return CellTable(attributes=list(names), groups=groups, codes=cells,
-                     y_true=(label_cell >> 1).astype(np.int8),
-                     y_pred=(label_cell & 1).astype(np.int8), count=count, weight=weight,
-                     weight_sq=weight_sq, weighted=weights is not None)
+    return _labelled_table(names, groups, cells, label_cell, count, weight, weight_sq,
+                           weights is not None)
 
 
 def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
@@ -303,11 +307,3 @@ def _dense_counts(parts, n_keys, true_pos, pred_pos, weights):
             sums[0][:] += np.bincount(key, weights=w, minlength=n_keys)
             sums[1][:] += np.bincount(key, weights=w * w, minlength=n_keys)
     return counts, sums
-
-
-def _small_dtype(n_values):
-    """The smallest unsigned integer dtype that holds codes ``0 .. n_values - 1``."""
-    for dtype in (np.uint8, np.uint16, np.uint32):
-        if n_values <= np.iinfo(dtype).max + 1:
-            return np.dtype(dtype)
-    return np.dtype(np.uint64)
