@@ -75,15 +75,13 @@ class EvidenceAssembly:
         the structure bootstrap."""
 
         def holds_on(other):  # whether each flagged row's flag holds on other rates
-            full = np.full((Z.shape[0], other.shape[1]), np.nan)
-            full[rows] = other
             if self.flag_rule == "exact":
                 # the gap and its per-person test: a smaller K has less power, so the
                 # audit's threshold would call fragile every flag that needs K testers
                 level = max(cutoff, self._alpha_test())
                 with np.errstate(invalid="ignore"):
                     return exceeds(other[:, 2], self.tau) & (other[:, 5] <= level)
-            return self._decide(full, Z, y)[0][rows]
+            return self._person_rule(other)  # the flagged rows are candidates
 
         held_at = {}
         smallest = min(self.group_sizes_)

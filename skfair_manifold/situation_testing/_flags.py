@@ -93,7 +93,7 @@ class FlagCore:
         cache.key, cache.value, cache.passes = key, res, cache.passes + 1
         return res
 
-    def _decide(self, out, Z, y, n_eff=None):
+    def _decide(self, out, Z, y, n_eff):
         """The flags, the candidates' q-values and the audit's p-value cut-off.
 
         Returns ``(mask, q_value, cutoff)``: ``cutoff`` is the p-value
@@ -109,10 +109,7 @@ class FlagCore:
         candidate = self._group(Z) & ~self._positive(y)
         q = np.full(out.shape[0], np.nan)
         dbh_cutoff = None
-        if self.fdr_method == "dbh" and n_eff is None:
-            # only the flags of a person-by-person rule are asked (no laws at hand)
-            assert self.flag_rule != "exact", "the discrete procedure needs n_eff"
-        elif self.fdr_method == "dbh":
+        if self.fdr_method == "dbh":
             x1, m1, x2, m2 = effective_counts(out[candidate, 0], n_eff[candidate, 0],
                                               out[candidate, 1], n_eff[candidate, 1])
             q[candidate], dbh_cutoff = discrete_step_up(
@@ -120,11 +117,7 @@ class FlagCore:
         else:
             q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
         cutoff = None
-        if self.flag_rule == "bound":
-            holds = exceeds(out[:, 3], self.tau)
-        elif self.flag_rule == "significant":
-            holds = exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
-        elif self.flag_rule == "exact":
+        if self.flag_rule == "exact":
             p = out[:, 5]
             if self.fdr is None or np.isfinite(p[candidate]).sum() <= 1:
                 cutoff = self._alpha_test()
@@ -142,8 +135,17 @@ class FlagCore:
                     cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
             holds = exceeds(out[:, 2], self.tau) & significant
         else:
-            holds = exceeds(out[:, 2], self.tau)
+            holds = self._person_rule(out)
         return candidate & holds, q, cutoff
+
+    def _person_rule(self, out):
+        """Whether each row's rates pass a person-by-person rule (``"bound"``,
+        ``"significant"`` or ``"tau"``; not ``"exact"``, which needs the audit)."""
+        if self.flag_rule == "bound":
+            return exceeds(out[:, 3], self.tau)
+        if self.flag_rule == "significant":
+            return exceeds(out[:, 2], self.tau) & exceeds(out[:, 3], 0.0)
+        return exceeds(out[:, 2], self.tau)
 
     def _fdr_level(self):
         """The level of the discrete procedure's q-values (``fdr``; 0.1 when None)."""
