@@ -184,7 +184,7 @@ def part_scaling(sizes):
         peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         tracemalloc.stop()
         out(f"| {n} | {seconds:.2f} | {peak:.0f} | {int(np.isnan(d).sum())} | "
-            f"{est._selector.profiles.shape[0]} |")
+            f"{est._method.selector.profiles.shape[0]} |")
     out()
 
 

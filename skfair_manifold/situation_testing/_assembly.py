@@ -13,7 +13,8 @@ import numpy as np
 from ._evidence import SIDES, SituationTestingReport, python_value
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
-from ._verdict import NEAR_DISTANCE, near_testers, structure_bootstrap, verdicts
+from ._methods import CBNMethod
+from ._verdict import near_testers, structure_bootstrap, verdicts
 
 
 class EvidenceAssembly:
@@ -89,14 +90,14 @@ class EvidenceAssembly:
             held_at[k] = np.zeros(Z.shape[0], dtype=bool)
             held_at[k][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
         no_arc = self.structure_info_.get("protected_arc") is False
-        distance = NEAR_DISTANCE.get(self.method)
+        distance = getattr(self._method, "near_distance", None)
         near = None  # a registered method without a stated distance: no such check
         if distance is not None:
             near = np.full((Z.shape[0], 2), np.nan)
             near[rows] = near_testers(cells, rows.shape[0], distance)
         held = None
-        if self.structure_bootstrap and self.method == "cbn" and self.graph is None \
-                and self.structure == "local" and rows.size:
+        if self.structure_bootstrap and isinstance(self._method, CBNMethod) \
+                and self.graph is None and self.structure == "local" and rows.size:
             held = np.full(Z.shape[0], np.nan)
             held[rows], _ = structure_bootstrap(
                 self, Z, rows, self_unit, holds_on, n_replicates=self.structure_bootstrap,

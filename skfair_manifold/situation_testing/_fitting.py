@@ -75,7 +75,6 @@ class Fitting:
             columns=columns, protected_index=self.protected_index_,
             decision_name=self.decision_name_, params=self.get_params(deep=False)))
         self._method = method
-        self._selector = method.selector
         self._q_idx = list(method.q)
         self.graph_ = method.graph
         self.structure_info_ = dict(method.structure_info)

@@ -20,6 +20,9 @@ the fitted records. The instance answers the auditor through one interface:
     ``n_records``, ``n_positive``, ``cell``).
 ``pair_distances(Qx, Qy)`` and ``bytes_per_pair``
     The method's distance between people, and its memory per pair.
+``near_distance`` (optional)
+    The distance within which a verdict asks for enough testers a side
+    (``_verdict``); a method without it has no such check.
 ``cell_rows()``, ``cell_values(cells)``
     The fitted rows of each cell (a :class:`~._evidence.CellRows`), and the
     attribute values of the given cells (column -> array), for the evidence.
@@ -35,6 +38,7 @@ from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
 from ._parent_search import search_inputs
 from ._structure import graph_to_parents, local_parent_search, pc_parents
+from ._verdict import NEAR_DISTANCE
 
 #: name -> method class; the auditor's ``method`` is one of its keys
 METHODS = {}
@@ -123,6 +127,7 @@ class KNNMethod(SelectorMethod):
     """KNN-DD (Luong, Ruggieri and Turini): the k nearest records under a mean distance."""
 
     title = "KNN-DD"
+    near_distance = NEAR_DISTANCE["knn"]
 
     def __init__(self, data):
         records, units = data.records, data.units
@@ -160,6 +165,7 @@ class CBNMethod(SelectorMethod):
     """CBN-DD (Zhang, Wu and Wu, Algorithm 1): testers close in the decision's causes."""
 
     title = "CBN-DD"
+    near_distance = NEAR_DISTANCE["cbn"]
 
     def __init__(self, data):
         records = data.records

@@ -40,7 +40,6 @@ class ExactMatch:
         first = units.first_row
         self.unit_side = side[first]
         self.unit_pos = data.positive[first].astype(float)
-        self.selector = self
 
     def query(self, Z):
         return Z[:, self.q]
