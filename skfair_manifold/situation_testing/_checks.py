@@ -25,7 +25,7 @@ from ._interval import BOUNDS
 from ._methods import METHOD_NAMES
 from ._pvalue import FDR_METHODS
 from ._records import check_no_datetime
-from ._structure import TESTS
+from ._citests import TESTS
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."

@@ -36,8 +36,8 @@ from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
-from ._parent_search import search_inputs
-from ._structure import graph_to_parents, local_parent_search, pc_parents
+from ._parent_search import local_parent_search, pc_parents, search_inputs
+from ._structure import graph_to_parents
 from ._verdict import NEAR_DISTANCE
 
 #: name -> method class; the auditor's ``method`` is one of its keys

@@ -132,19 +132,3 @@ def _find_cycle(parents):
                 path.append(nxt)
     return []
 
-
-# The search and its tests live in their own modules; their names stay importable here.
-from ._citests import (  # noqa: E402,F401
-    TESTS,
-    ci_test,
-    cmh_test,
-    g_is_reliable,
-    g_test,
-)
-from ._parent_search import (  # noqa: E402,F401
-    MIN_PARENT_EFFECT,
-    MSG_NO_CAUSAL_LEARN,
-    _strata_code,
-    local_parent_search,
-    pc_parents,
-)

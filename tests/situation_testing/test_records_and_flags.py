@@ -11,6 +11,7 @@ from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
+from skfair_manifold.situation_testing._parent_search import _strata_code
 from skfair_manifold.situation_testing._interval import diff_bounds
 from skfair_manifold.datasets import make_planted_bias
 
@@ -154,7 +155,7 @@ def test_strata_codes_do_not_overflow():
     codes = rng.randint(0, 60, size=(n, 12))
     levels = codes.max(axis=0) + 1
     subset = tuple(range(12))  # 60**12 > 2**63
-    strata = S._strata_code(codes, subset, levels)
+    strata = _strata_code(codes, subset, levels)
     assert strata.min() >= 0
     assert np.unique(strata).shape[0] == np.unique(codes, axis=0).shape[0]
     # equal codes exactly for equal rows

@@ -10,12 +10,8 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._structure import (
-    ci_test,
-    cmh_test,
-    g_test,
-    local_parent_search,
-)
+from skfair_manifold.situation_testing._citests import ci_test, cmh_test, g_test
+from skfair_manifold.situation_testing._parent_search import local_parent_search
 from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 
@@ -252,7 +248,7 @@ def test_auditor_records_the_search_and_validates_its_options():
 def test_the_g_test_gives_way_to_cmh_where_cochrans_rule_fails():
     # many small strata of unequal size: the G-test's chi-squared approximation is
     # liberal there, so "g" hands such tables to the CMH test, which keeps its level
-    from skfair_manifold.situation_testing._structure import ci_test, g_is_reliable, g_test
+    from skfair_manifold.situation_testing._citests import ci_test, g_is_reliable, g_test
 
     rng = np.random.RandomState(5)
     n, n_strata = 6000, 400
