@@ -126,7 +126,8 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
 
 def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
               id=None, method="cbn", k=50, tau=0.05, flag_rule="exact", bound="wald",
-              fdr=0.1, fdr_method="bh", alpha_test=None, graph=None, alpha=None, nominal=None, ordinal=None,
+              fdr=0.1, fdr_method="bh", causal_effect="max_over_groups", alpha_test=None,
+              graph=None, alpha=None, nominal=None, ordinal=None,
               interval=None, n_bins=5, binning="mdlp", seed=None, all_rows=False, format="csv", html=None,
               html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
               output=None, csv_escape=True):
@@ -172,7 +173,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     auditor = SituationTestingAuditor(
         protected=protected, protected_value=protected_value, method=method, k=k, tau=tau,
         flag_rule=flag_rule, bound=bound, fdr=fdr, fdr_method=fdr_method,
-        positive_label=positive_label, graph=graph_value,
+        causal_effect=causal_effect, positive_label=positive_label, graph=graph_value,
         nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, binning=binning,
         n_jobs=n_jobs,
         **{name: value for name, value in options.items() if value is not None})

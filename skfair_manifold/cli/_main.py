@@ -285,6 +285,14 @@ def build_parser():
                             "step-up of Doehler, Durand and Roquain, which counts the "
                             "people whose test cannot reach a small p-value less "
                             "(default: bh)")
+    audit.add_argument("--causal-effect", choices=["max_over_groups", "pooled"],
+                       default="max_over_groups",
+                       help="how CBN-DD's distance weighs a change of one cause of the "
+                            "decision: 'pooled', the paper's causal effect; "
+                            "'max_over_groups', the larger of its effects on the two "
+                            "groups, which keeps the testers out of situations where the "
+                            "protected group is treated differently (default: "
+                            "max_over_groups)")
     audit.add_argument("--bound", choices=["wald", "newcombe"], default="wald",
                        help="the confidence bounds of p1 - p2: 'wald' (Alvarez and "
                             "Ruggieri) or 'newcombe' (hybrid score interval) "

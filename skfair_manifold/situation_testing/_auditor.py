@@ -137,6 +137,16 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     smoothing : float, default=1.0
         The ``m`` of the m-estimate ``(n+(c,q) + m P(e+|c)) / (n(c,q) + m)``
         of ``P(e+ | c, q)``; an unseen combination gets ``P(e+ | c)``.
+    causal_effect : {"max_over_groups", "pooled"}, default="max_over_groups"
+        How CBN-DD's distance (Eq. 5) weighs a change of one attribute of
+        Q: ``"pooled"`` is the paper's causal effect (Lemma 3, the groups'
+        rates mixed by their shares); ``"max_over_groups"`` the larger of
+        the change's effects on the two groups' rates. They agree wherever
+        the decision does not depend on the protected attribute; where a
+        group is treated differently in two situations (bias planted in
+        some regions), the pooled effect can make them near and the testers
+        cross from one to the other. See the User Guide's design page for
+        the figures.
     nominal, ordinal, interval : sequence of columns or None, default=None
         Columns declared nominal (compared by equality), ordinal (ordered
         codes, compared by ``|a - b| / range``) or interval (continuous:
@@ -296,7 +306,9 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         positive_label: Any = None, graph: Any = None,
         structure: Literal["local", "pc"] = "local", alpha: float = 0.01,
         structure_test: Literal["g", "cmh", "g+cmh"] = "g", max_depth: int | None = 3,
-        smoothing: float = 1.0, nominal: list | None = None, ordinal: list | None = None,
+        smoothing: float = 1.0,
+        causal_effect: Literal["max_over_groups", "pooled"] = "max_over_groups",
+        nominal: list | None = None, ordinal: list | None = None,
         interval: list | None = None, n_bins: int = 5,
         binning: Literal["mdlp", "quantile"] = "mdlp", structure_bootstrap: int = 0,
         n_jobs: int | None = None,
@@ -308,7 +320,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.fdr, self.fdr_method = fdr, fdr_method
         self.positive_label, self.graph, self.structure = positive_label, graph, structure
         self.alpha, self.structure_test, self.max_depth = alpha, structure_test, max_depth
-        self.smoothing = smoothing
+        self.smoothing, self.causal_effect = smoothing, causal_effect
         self.nominal, self.ordinal, self.interval = nominal, ordinal, interval
         self.n_bins, self.binning = n_bins, binning
         self.structure_bootstrap = structure_bootstrap

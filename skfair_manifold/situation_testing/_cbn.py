@@ -11,15 +11,27 @@ overlap (nominal), and, by Lemma 3::
 
     CE(q_k, q'_k) = sum_c [P(e+ | c, q) - P(e+ | c, q'_k, q \\ q_k)] P(c)
 
+That is ``causal_effect="pooled"``, the paper's. The default,
+``causal_effect="max_over_groups"``, weighs each change by its larger effect
+within one group::
+
+    CE_max(q_k, q'_k) = max_c |P(e+ | c, q) - P(e+ | c, q'_k, q \\ q_k)|
+
+It equals ``|CE|`` whenever the change moves both groups' rates alike, in
+particular when the decision does not depend on ``c``; it is larger where a
+group is treated differently in the two situations (bias planted in some
+regions: the pooled effect makes a biased region near an unbiased one with a
+close effect for the other group, and the testers cross between them).
+
 Smoothing. ``P(e+ | c, q)`` is estimated with an m-estimate towards the
 group's overall rate: ``(n+(c, q) + m P(e+ | c)) / (n(c, q) + m)``, with
 ``m = smoothing``. An unseen combination therefore gets ``P(e+ | c)``, and a
 rare one is pulled towards it. ``P(c)`` is the group's share of the rows.
 
-What Lemma 3 needs is precomputed at fit: for each observed profile ``q^l``,
-each attribute ``k`` and each value ``v`` of it, the mixture
-``A[l, k, v] = sum_c P(c) P(e+ | c, q^l with q_k := v)``, so that
-``CE(q_k, v) = A[l, k, q_k] - A[l, k, v]``.
+For a profile ``q``, each attribute ``k`` and each value ``v`` of it, the
+rates ``A[k][q, v, c] = P(e+ | c, q with q_k := v)`` give both effects:
+``CE(q_k, v) = sum_c P(c) (A[k][q, q_k, c] - A[k][q, v, c])`` and ``CE_max``
+the largest ``|A[k][q, q_k, c] - A[k][q, v, c]|``.
 
 Selection (Algorithm 1, lines 9-17), without tie-breaking: subgroups are
 visited by increasing distance; from each, ``min(|g+|, |g-|, K - n)`` records
@@ -44,6 +56,9 @@ from ._tiers import prefix_orders
 _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distances (or prefix cells) per block: bounded memory
 _MAX_MIXTURE_CELLS = 50_000_000  # Lemma 3's table: profiles x attribute values
+
+#: How Eq. 5 weighs a change of one attribute (see the module's docstring)
+CAUSAL_EFFECTS = ("max_over_groups", "pooled")
 
 MSG_TOO_MANY_PROFILES = (
     "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "
@@ -70,11 +85,17 @@ class CBNSelector:
     smoothing : float
     q_names : list or None
         The names of Q's columns, for the error messages.
+    causal_effect : {"max_over_groups", "pooled"}
+        ``CE_max`` or Lemma 3's ``CE`` in Eq. 5.
     """
 
     def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
-                 q_names=None):
+                 q_names=None, causal_effect="max_over_groups"):
         n, nq = Qv.shape
+        if causal_effect not in CAUSAL_EFFECTS:
+            raise ValueError(f"causal_effect must be one of {CAUSAL_EFFECTS}, got "
+                             f"{causal_effect!r}.")
+        self.causal_effect = causal_effect
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)
         self.smoothing = float(smoothing)
@@ -120,13 +141,13 @@ class CBNSelector:
             self._sorted_keys = keys[self._key_order]
         else:
             self._strides = None
-        # Lemma 3: the mixture A for every observed profile and single-coordinate change.
+        # Lemma 3's rates for every observed profile and single-coordinate change
+        # (computed per block of queries by ``distances``) must stay a bounded table.
         cells = L * sum(d.shape[0] for d in self.domains)
         if cells > _MAX_MIXTURE_CELLS:
             raise ValueError(MSG_TOO_MANY_PROFILES.format(
                 cells=cells, profiles=L, q=q_names if q_names is not None else nq,
                 values=sum(d.shape[0] for d in self.domains)))
-        self.A = self._mixtures(self.profiles)
 
     def rows_of(self, sub, side):
         """Fitted rows of subgroup ``sub`` on ``side`` (0: S+, 1: S-), lowest first."""
@@ -173,50 +194,59 @@ class CBNSelector:
             p = (npos + m * self.p_e_c) / denom
         return np.where(denom > 0, p, self.p_e_c)
 
-    def _mixtures(self, V):
-        """``A[i][k][v] = sum_c P(c) P(e+ | c, V_i with V_ik := domain_k[v])``."""
+    def _changed_rates(self, V):
+        """``A[k][i, v, c] = P(e+ | c, V_i with V_ik := domain_k[v])``, one array per k."""
         A = []
         for k, dom in enumerate(self.domains):
             W = np.repeat(V, dom.shape[0], axis=0)
             W[:, k] = np.tile(dom, V.shape[0])
-            A.append((self.p_pos(W) @ self.p_c).reshape(V.shape[0], dom.shape[0]))
+            A.append(self.p_pos(W).reshape(V.shape[0], dom.shape[0], 2))
         return A
+
+    def _effect(self, a_q, A_k):
+        """The weight of Eq. 5 from the rates of ``q`` (m, 2) and of the changed
+        profiles (m, v, 2): ``|CE|`` or ``CE_max``, shape (m, v)."""
+        delta = a_q[:, None, :] - A_k
+        if self.causal_effect == "pooled":
+            return np.abs(delta @ self.p_c)
+        return np.abs(delta).max(axis=2)
 
     def causal_effects(self, q):
         """``CE(q_k, v)`` for every attribute ``k`` and value ``v`` (Lemma 3).
 
-        Returns a list, one array per attribute over its fitted domain.
+        Signed, pooled over the groups whatever ``causal_effect`` (the one
+        the paper defines). Returns a list, one array per attribute over its
+        fitted domain.
         """
         q = np.asarray(q, dtype=np.float64)[None, :]
-        a_q = self.p_pos(q) @ self.p_c
-        return [a_q[0] - Ak[0] for Ak in self._mixtures(q)]
+        a_q = self.p_pos(q)
+        return [(a_q[0] - Ak[0]) @ self.p_c for Ak in self._changed_rates(q)]
 
     def distances(self, V):
         """Eq. 5 from each profile row of ``V`` to every subgroup: shape (m, L)."""
-        a_q = self.p_pos(V) @ self.p_c
-        A = self._mixtures(V)
+        a_q = self.p_pos(V)
+        A = self._changed_rates(V)
         if self._onehot_T is not None:
             # |CE * VD| per attribute and fitted value, summed by one matrix product
             parts = []
             for k, dom in enumerate(self.domains):
-                ce = a_q[:, None] - A[k]
                 if self.nominal[k]:
                     vd = V[:, k, None] != dom[None, :]
                 else:
                     vd = np.abs(V[:, k, None] - dom[None, :]) / self.ranges[k]
-                parts.append(np.abs(ce * vd))
+                parts.append(self._effect(a_q, A[k]) * vd)
             T = np.hstack(parts) if parts else np.zeros((V.shape[0], 0))
             D = T @ self._onehot_T
             return np.round(D, _DECIMALS, out=D)
         prof_idx = self._codes(self.profiles)
         D = np.zeros((V.shape[0], self.profiles.shape[0]))
         for k in range(V.shape[1]):
-            ce = a_q[:, None] - A[k][:, prof_idx[:, k]]
+            ce = self._effect(a_q, A[k])[:, prof_idx[:, k]]
             if self.nominal[k]:
                 vd = V[:, k, None] != self.profiles[None, :, k]
             else:
                 vd = np.abs(V[:, k, None] - self.profiles[None, :, k]) / self.ranges[k]
-            D += np.abs(ce * vd)
+            D += ce * vd
         return np.round(D, _DECIMALS, out=D)
 
     def pair_distances(self, V, W):
@@ -225,17 +255,17 @@ class CBNSelector:
         Plain and quadratic: meant for explaining a few cases, not for bulk work.
         """
         m, n = V.shape[0], W.shape[0]
-        a_v = self.p_pos(V) @ self.p_c
+        a_v = self.p_pos(V)
         D = np.zeros((m, n))
         for k in range(V.shape[1]):
             Vk = np.repeat(V, n, axis=0)
             Vk[:, k] = np.tile(W[:, k], m)
-            ce = a_v[:, None] - (self.p_pos(Vk) @ self.p_c).reshape(m, n)
+            ce = self._effect(a_v, self.p_pos(Vk).reshape(m, n, 2))
             if self.nominal[k]:
                 vd = V[:, k, None] != W[None, :, k]
             else:
                 vd = np.abs(V[:, k, None] - W[None, :, k]) / self.ranges[k]
-            D += np.abs(ce * vd)
+            D += ce * vd
         return np.round(D, _DECIMALS, out=D)
 
     # --- selection --------------------------------------------------------------------

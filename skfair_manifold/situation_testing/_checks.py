@@ -19,6 +19,7 @@ from ..utils._validation import (
     is_int,
     locate_column,
 )
+from ._cbn import CAUSAL_EFFECTS
 from ._discretize import BINNINGS
 from ._evidence import python_value
 from ._interval import BOUNDS
@@ -70,7 +71,7 @@ MSG_REFIT = (
 
 #: parameters read by fit only: changing one after fit needs a new fit
 FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
-              "structure", "alpha", "structure_test", "max_depth", "smoothing", "nominal",
+              "structure", "alpha", "structure_test", "max_depth", "smoothing", "causal_effect", "nominal",
               "ordinal", "interval", "n_bins", "binning", "random_state")
 
 PARAMETER_CONSTRAINTS = {
@@ -92,6 +93,7 @@ PARAMETER_CONSTRAINTS = {
     "structure_test": [StrOptions(set(TESTS))],
     "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
     "smoothing": [Interval(numbers.Real, 0, None, closed="left")],
+    "causal_effect": [StrOptions(set(CAUSAL_EFFECTS))],
     "nominal": ["array-like", None],
     "ordinal": ["array-like", None],
     "interval": ["array-like", None],

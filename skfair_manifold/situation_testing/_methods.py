@@ -36,7 +36,7 @@ from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
-from ._parent_search import local_parent_search, pc_parents, search_inputs
+from ._parent_search import local_parent_search, pc_parents, rule_k, search_inputs
 from ._structure import graph_to_parents
 from ._verdict import NEAR_DISTANCE
 
@@ -177,7 +177,8 @@ class CBNMethod(SelectorMethod):
         ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
         self.selector = CBNSelector(B[:, q], data.units.unit_of_row, data.group,
                                     data.positive, records.nominal[q], ranges,
-                                    data.params["smoothing"], [data.columns[j] for j in q])
+                                    data.params["smoothing"], [data.columns[j] for j in q],
+                                    causal_effect=data.params["causal_effect"])
         self.bytes_per_pair = 8 * (len(q) + 4)
 
     def _find_parents(self, B, data):
@@ -204,7 +205,7 @@ class CBNMethod(SelectorMethod):
                                             candidates=candidates,
                                             max_depth=params["max_depth"],
                                             test=params["structure_test"],
-                                            group=data.group, k=params["k"])
+                                            group=data.group, k=rule_k(params["k"]))
             info = {"algorithm": "local conditional-test search (PC-simple)",
                     "test": params["structure_test"], "max_depth": params["max_depth"],
                     **info}

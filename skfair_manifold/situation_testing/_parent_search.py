@@ -25,8 +25,8 @@ that matter. So the weak parents leave Q (``q_``, the attributes the
 testers are matched on; they stay in ``graph_``, the search's answer),
 weakest first, only while fewer than :data:`MIN_OWN_SUBGROUP_SHARE` (half)
 of the protected rows find ``K`` rows of each group in their own subgroup
-over Q (``K`` the auditor's ``k``; :func:`own_subgroup_share`); without
-``k`` every weak parent leaves. The protected attribute never leaves: its
+over Q (``K`` the auditor's ``k``, at most :data:`RULE_TESTERS`, 50;
+:func:`own_subgroup_share`); without ``k`` every weak parent leaves. The protected attribute never leaves: its
 arc is the paper's premise, judged by significance alone.
 
 Measured (K = 50; benchmarks/results/situation_testing_dutch_defaults.md,
@@ -55,6 +55,18 @@ MSG_NO_CAUSAL_LEARN = (
     "structure='pc' needs causal-learn, an optional extra: pip install "
     "'skfair_manifold[causal]' (or pip install causal-learn)."
 )
+
+#: The most testers a side the weak-parent rule asks of a person's own subgroup:
+#: the auditor's ``k`` up to 50, the least number of tester pairs situation
+#: testing asks for (Bendick 2007). A larger ``k`` buys the flags power; it
+#: must not make the matched attributes coarser.
+RULE_TESTERS = 50
+
+
+def rule_k(k):
+    """The ``k`` of the weak-parent rule for an auditor's ``k``."""
+    return min(k, RULE_TESTERS)
+
 
 #: The least effect (largest shift of the decision's rate by one of its levels,
 #: given the other parents) of a parent that is not weak; see the module's docstring.

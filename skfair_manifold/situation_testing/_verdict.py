@@ -172,7 +172,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
 
     from ._cbn import CBNSelector
     from ._flags import rate_table
-    from ._parent_search import local_parent_search, search_inputs
+    from ._parent_search import local_parent_search, rule_k, search_inputs
 
     rng = check_random_state(random_state)
     records = est._records
@@ -191,7 +191,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         par, log = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
                                        candidates=candidates, max_depth=est.max_depth,
                                        test=est.structure_test, group=group[idx],
-                                       k=est.k * idx.shape[0] / n)
+                                       k=rule_k(est.k) * idx.shape[0] / n)
         q = tuple(j for j in par if j != c and j not in log["weak_parents"])
         qs.append(q)
         if list(q) == list(est._q_idx):
@@ -202,7 +202,8 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         q = list(q)
         ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0)
         selector = CBNSelector(B[:, q], est._units.unit_of_row, group, positive,
-                               records.nominal[q], ranges, est.smoothing)
+                               records.nominal[q], ranges, est.smoothing,
+                               causal_effect=est.causal_effect)
         pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
         out, _ = rate_table(pos, nn, w2, alpha=est._alpha_test(), bound=est.bound)
         kept += holds(out)

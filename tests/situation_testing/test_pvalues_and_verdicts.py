@@ -319,15 +319,17 @@ def test_structure_bootstrap_keeps_flags_resting_on_a_stable_graph():
 def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
     from skfair_manifold.situation_testing._verdict import structure_bootstrap
 
-    # 20% women; w, weak, of 12 levels: 36 subgroups of about 220 women, too few for K = 300
+    # 3% women; w, weak, of 12 levels: 36 subgroups of about 33 women, too few for
+    # K = 50 testers a side
     rng = np.random.RandomState(1)
     n = 40000
-    sex = np.where(rng.rand(n) < 0.2, "f", "m").astype(object)
+    sex = np.where(rng.rand(n) < 0.03, "f", "m").astype(object)
     s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
     y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
     X = pd.DataFrame({"sex": sex, "s": s, "w": w})
-    est = SituationTestingAuditor(protected="sex", protected_value="f", k=300).fit(X, y)
+    est = SituationTestingAuditor(protected="sex", protected_value="f").fit(X, y)
     assert est.q_ == ["s"] and "w" in est.graph_["y"]
+
     Z = est._encode(est._validate(X))
     rows = np.flatnonzero(est.flag(X, y))[:50]
     assert rows.size
@@ -335,6 +337,22 @@ def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
                                 lambda out: np.ones(out.shape[0], dtype=bool),
                                 n_replicates=2, random_state=0)
     assert qs == [(1,), (1,)]
+
+
+def test_a_large_k_does_not_make_the_weak_parent_rule_coarser():
+    # 20% women; w, weak, of 12 levels: 36 subgroups of about 220 women, enough for
+    # the rule's 50 testers a side though not for k = 300 (the rule caps k at 50)
+    from skfair_manifold.situation_testing._parent_search import RULE_TESTERS, rule_k
+
+    assert RULE_TESTERS == 50 and rule_k(300) == 50 and rule_k(20) == 20
+    rng = np.random.RandomState(1)
+    n = 40000
+    sex = np.where(rng.rand(n) < 0.2, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
+    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    est = SituationTestingAuditor(protected="sex", protected_value="f", k=300).fit(X, y)
+    assert est.q_ == ["s", "w"] and est.structure_info_["weak_parents"] == []
 
 
 @pytest.mark.parametrize("method", ["knn", "cbn"])

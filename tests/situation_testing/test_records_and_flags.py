@@ -210,7 +210,7 @@ def test_cbn_dd_on_interval_columns_equals_the_reference_on_their_bins(binning):
     np.testing.assert_allclose(est.bin_edges_[1], expected)
     got = est.transform(X)
     Xb = np.column_stack([c, bins, a])
-    ref = cbn_reference(Xb, y, 7, [1, 2], 1.0)
+    ref = cbn_reference(Xb, y, 7, [1, 2], 1.0, "max_over_groups")
     rows = comparable_rows(X, y)
     np.testing.assert_allclose(got[rows, :2], ref[rows])
     assert np.isfinite(got).all()

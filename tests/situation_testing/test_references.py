@@ -107,7 +107,7 @@ def cbn_profiles(X, q_cols):
     return np.unique(X[:, q_cols], axis=0)
 
 
-def cbn_distance_fn(X, y, q_cols, smoothing):
+def cbn_distance_fn(X, y, q_cols, smoothing, causal_effect="max_over_groups"):
     c = X[:, 0] == 1
     p_c = {0: np.mean(~c), 1: np.mean(c)}
     rate_c = {0: y[~c].mean(), 1: y[c].mean()}
@@ -117,15 +117,17 @@ def cbn_distance_fn(X, y, q_cols, smoothing):
         rows = (c == g) & (X[:, q_cols] == q).all(axis=1)
         return (y[rows].sum() + smoothing * rate_c[g]) / (rows.sum() + smoothing)
 
-    def a(q):
-        return sum(p_c[g] * p_e(g, q) for g in (0, 1))
+    def effect(q, q_changed):
+        if causal_effect == "pooled":  # Lemma 3: the groups' rates mixed by their shares
+            return abs(sum(p_c[g] * (p_e(g, q) - p_e(g, q_changed)) for g in (0, 1)))
+        return max(abs(p_e(g, q) - p_e(g, q_changed)) for g in (0, 1))
 
     def dist(q, q2):
         total = 0.0
         for kk, col in enumerate(q_cols):
             q_changed = np.array(q, dtype=float)
             q_changed[kk] = q2[kk]
-            total += abs((a(q) - a(q_changed)) * abs(q[kk] - q2[kk]) / ranges[col])
+            total += effect(q, q_changed) * abs(q[kk] - q2[kk]) / ranges[col]
         return round(total, 10)
 
     return dist
@@ -138,10 +140,10 @@ def cbn_sides(X, q_cols, i, prof):
     return [[j for j in np.flatnonzero(in_l & (c == g)) if j != i] for g in (0, 1)]
 
 
-def cbn_reference(X, y, k, q_cols, smoothing):
+def cbn_reference(X, y, k, q_cols, smoothing, causal_effect):
     """Algorithm 1 in expectation, closed form: tiers of equal distance pooled."""
     n = X.shape[0]
-    dist = cbn_distance_fn(X, y, q_cols, smoothing)
+    dist = cbn_distance_fn(X, y, q_cols, smoothing, causal_effect)
     profiles = cbn_profiles(X, q_cols)
     out = np.zeros((n, 2))
     for i in range(n):
@@ -167,20 +169,36 @@ def cbn_reference(X, y, k, q_cols, smoothing):
     return out
 
 
+@pytest.mark.parametrize("causal_effect", ["max_over_groups", "pooled"])
 @pytest.mark.parametrize("smoothing", [0.0, 1.0])
 @pytest.mark.parametrize("k", [2, 9])
-def test_cbn_matches_plain_algorithm_1(smoothing, k):
+def test_cbn_matches_plain_algorithm_1(smoothing, k, causal_effect):
     X, y = make_data(3, n=100)
     est = SituationTestingAuditor(protected=0, protected_value=1, k=k, graph=[0, 1, 3],
-                                  smoothing=smoothing, ordinal=[1, 3]).fit(X, y)
+                                  smoothing=smoothing, ordinal=[1, 3],
+                                  causal_effect=causal_effect).fit(X, y)
     assert est.q_ == [1, 3]
     got = est.transform(X)
-    ref = cbn_reference(X, y, k, [1, 3], smoothing)
+    ref = cbn_reference(X, y, k, [1, 3], smoothing, causal_effect)
     rows = comparable_rows(X, y)
     np.testing.assert_allclose(got[rows, :2], ref[rows])
 
 
-def test_cbn_expectation_equals_the_mean_over_every_tie_break():
+def test_the_two_causal_effects_agree_where_the_decision_ignores_the_group():
+    # every record twice, once in each group: P(e+ | c, q) is the same for both c
+    X, y = make_data(5, n=60)
+    X = np.vstack([X, X])
+    X[: X.shape[0] // 2, 0], X[X.shape[0] // 2:, 0] = 0, 1
+    y = np.concatenate([y, y])
+    kw = dict(protected=0, protected_value=1, k=5, graph=[0, 1, 3], ordinal=[1, 3])
+    by_group = SituationTestingAuditor(causal_effect="max_over_groups", **kw).fit(X, y)
+    pooled = SituationTestingAuditor(causal_effect="pooled", **kw).fit(X, y)
+    np.testing.assert_allclose(by_group.pairwise(X, X), pooled.pairwise(X, X), atol=1e-12)
+    assert by_group.pairwise(X, X).max() > 0
+
+
+@pytest.mark.parametrize("causal_effect", ["max_over_groups", "pooled"])
+def test_cbn_expectation_equals_the_mean_over_every_tie_break(causal_effect):
     """Enumerate Algorithm 1's free choices: the order of equally distant
     subgroups (the pairs of a tier as one pool) and the records taken from
     each side of each subgroup."""
@@ -192,9 +210,9 @@ def test_cbn_expectation_equals_the_mean_over_every_tie_break():
     X = np.column_stack([c, a]).astype(float)
     k = 3
     est = SituationTestingAuditor(protected=0, protected_value=1, k=k, graph=[0, 1],
-                                  ordinal=[1]).fit(X, y)
+                                  ordinal=[1], causal_effect=causal_effect).fit(X, y)
     got = est.transform(X)
-    dist = cbn_distance_fn(X, y, [1], 1.0)
+    dist = cbn_distance_fn(X, y, [1], 1.0, causal_effect)
     profiles = cbn_profiles(X, [1])
     rows = comparable_rows(X, y)
     for i in np.flatnonzero(rows):

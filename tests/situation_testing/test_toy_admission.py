@@ -52,7 +52,10 @@ def toy():
 
 
 def fitted(method, **kw):
+    """The toy fitted with the paper's Eq. 5 (the pooled causal effect of Lemma 3)."""
     X, y = toy()
+    if method == "cbn":
+        kw.setdefault("causal_effect", "pooled")
     est = SituationTestingAuditor(protected="gender", protected_value="F", method=method,
                                   k=2, graph=GRAPH, smoothing=0.0, **kw)
     return est.fit(X, y), X, y
@@ -129,6 +132,23 @@ def test_a_to_b_distance_smaller_than_b_to_c():
     # Tuple 1: tuple 2 at 0, tuple 3 at 5/48, tuple 7 at 1/4.
     d = pd.Series(est.pairwise(X.loc[[1]], X)[0], index=X.index)
     assert (d[2], d[3], d[7]) == pytest.approx((0.0, 5 / 48, 1 / 4))
+
+
+def test_the_group_maximum_by_hand():
+    # causal_effect="max_over_groups": the larger of the change's effects on the
+    # women's and on the men's rate (the table above), times the value distance.
+    est, X, _ = fitted("cbn", causal_effect="max_over_groups")
+    # From tuple 3 (CS, B): to (CS, A) women 0 -> 0, men 2/3 -> 1: 1/3 * 1/2;
+    # to (CS, C) men 2/3 -> 0: 2/3 * 1/2; to (Bio, B) women 0 -> 1: 1 * 1.
+    d = pd.Series(est.pairwise(X.loc[[3]], X)[0], index=X.index)
+    assert d[2] == pytest.approx(1 / 6) and d[5] == pytest.approx(1 / 3)
+    assert d[9] == pytest.approx(1.0)
+    # (Bio, A) from (CS, B): score B -> A (men 2/3 -> 1, 1/3 * 1/2) plus major
+    # CS -> Bio at score B (women 0 -> 1: 1)
+    assert d[7] == pytest.approx(1 / 6 + 1.0)
+    # never below the pooled distance (|sum_c P(c) x_c| <= max_c |x_c|)
+    pooled, _, _ = fitted("cbn")
+    assert (est.pairwise(X, X) >= pooled.pairwise(X, X) - 1e-12).all()
 
 
 def test_toy_testers_follow_algorithm_1():
