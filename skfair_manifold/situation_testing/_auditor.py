@@ -37,7 +37,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     With ``method="cbn"`` (Zhang, Wu and Wu, Algorithm 1) the testers are the
     records closest in the decision's direct causes ``Q = Par(E) \\ {C}``,
     under a distance that weighs each value difference by its causal effect
-    on the decision (Lemma 3). With ``method="knn"`` (Luong, Ruggieri and
+    on the decision (Lemma 3; by default the larger of its effects on the
+    two groups' rates, see ``causal_effect``). With ``method="knn"`` (Luong, Ruggieri and
     Turini) they are the ``k`` nearest records under the mean of normalised
     Manhattan (ordinal/interval) and overlap (nominal) distances over all
     compared attributes.
@@ -58,9 +59,13 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     k : int, default=50
         Testers per side (tester pairs). It may not exceed either group.
         More testers give the per-person test more power and reach farther
-        from the person; measured on two generators with planted bias no
-        larger K improved both recall and precision for both methods, so the
-        default stays the paper's 50 (see the User Guide's design page).
+        from the person. With bias planted on a mixed generator of 8,000
+        rows, ``k=100`` (CBN-DD) or ``k=150`` (both methods) reach recall
+        0.80 with precision 0.85 where 50 reach about half the
+        discriminated; on the 60,000-row Dutch variant with a learned graph,
+        and wherever the situations of the bias hold fewer than ``k`` people,
+        a larger K costs precision. The default stays the paper's 50 (see the
+        User Guide's design page).
     tau : float, default=0.05
         The legal threshold on ``diff``.
     flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"

@@ -11,7 +11,8 @@ negative decision); other rows get ``""``:
     her (the testers are there, but far: the comparison is no longer one
     of similar people). The distance is the method's own: for CBN-DD
     Eq. 5, the sum over the attributes that differ of their causal effect
-    on the decision times their value distance, so a tester within 0.05 (the
+    on the decision (by default the larger of its effects on the two
+    groups' rates) times their value distance, so a tester within 0.05 (the
     legal threshold ``tau``) differs from the claimant in attributes that
     move the expected decision by about ``tau`` at most; for KNN-DD the mean
     over the compared attributes of the range-normalised (or overlap)
