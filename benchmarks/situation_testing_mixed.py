@@ -305,6 +305,56 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
     out()
 
 
+def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
+    """The best any tester selection can do with K testers a side: the oracle's testers.
+
+    Each candidate (a woman with a negative decision) gets K men and K women
+    from her exact situation: their decisions are drawn from the generator's
+    own rates there (``fair_rate``; a woman's halved in a biased region at share
+    50%). Then the default rule: the exact one-sided test, Benjamini-Hochberg
+    across the candidates at ``fdr``, and ``diff > tau``.
+    """
+    from skfair_manifold.datasets._situation_testing import REGIONS, BIASED_REGIONS, fair_rate
+    from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
+
+    share = 0.5
+    out(f"## The oracle's testers ({n} rows, {repeats} repeats, share {share:.0%})")
+    out()
+    out("Each candidate's K testers a side drawn from her exact situation with the "
+        "generator's true rates (no tester from another situation, none missing): the "
+        "per-person test's power at K, before any choice of testers. Default rule: "
+        f"Benjamini-Hochberg at {fdr} across the candidates and diff > {tau}; 'alone': each "
+        "person at alpha_test = 0.1. Recall and precision as in the error control.")
+    out()
+    out("| K | recall | precision | alone recall |")
+    out("|---:|---:|---:|---:|")
+    for k in ks:
+        res = []
+        for r in range(repeats):
+            X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
+            region = X["region"].map({v: i for i, v in enumerate(REGIONS)}).to_numpy()
+            p_men = fair_rate(X["income"], X["age"], X["edu"], region)
+            biased = np.isin(X["region"].to_numpy(), BIASED_REGIONS)
+            p_women = np.where(biased, p_men * (1 - share), p_men)
+            cand = np.flatnonzero((X["sex"].to_numpy() == "female") & (y == 0))
+            rng = np.random.RandomState(1000 + r)
+            x1 = rng.binomial(k, p_men[cand]).astype(float)
+            x2 = rng.binomial(k, p_women[cand]).astype(float)
+            m = np.full(cand.shape[0], float(k))
+            p = fisher_pvalue(x1, m, x2, m)
+            gap = (x1 - x2) / k > tau + 1e-12
+            flags = np.zeros(n, dtype=bool)
+            flags[cand] = (q_values(p) <= fdr) & gap
+            alone = np.zeros(n, dtype=bool)
+            alone[cand] = (p <= 0.1) & gap
+            tp, fp = int((flags & disc).sum()), int((flags & clean).sum())
+            res.append((tp / disc.sum(), tp / max(tp + fp, 1), (alone & disc).sum() / disc.sum()))
+        v = np.array(res)
+        out(f"| {k} | " + " | ".join(f"{m:.3f} ({s:.3f})" for m, s in zip(v.mean(axis=0),
+                                                                          v.std(axis=0))) + " |")
+    out()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=4000)
@@ -316,6 +366,9 @@ def main(argv=None):
                         help="only the audit's error control (null runs, recall and "
                              "precision, verdicts)")
     parser.add_argument("--error-control-rows", type=int, default=8000)
+    parser.add_argument("--oracle-only", action="store_true",
+                        help="only the oracle's testers: the power of the per-person test "
+                             "at each K of --error-control-ks, on --error-control-rows rows")
     parser.add_argument("--calibration-only", action="store_true",
                         help="only the per-person p-value on null data")
     parser.add_argument("--calibration-replicates", type=int, default=500)
@@ -347,7 +400,13 @@ def main(argv=None):
         out()
         part_error_control(args.error_control_rows, repeats, args.error_control_ks,
                            args.structure_bootstrap, args.fdr_methods)
-    if args.calibration_only or args.error_control_only:
+    if args.oracle_only:
+        out(f"`python benchmarks/situation_testing_mixed.py --oracle-only --repeats {repeats} "
+            f"--error-control-rows {args.error_control_rows} --error-control-ks "
+            f"{' '.join(map(str, args.error_control_ks))}`")
+        out()
+        part_oracle(args.error_control_rows, repeats, args.error_control_ks)
+    if args.calibration_only or args.error_control_only or args.oracle_only:
         Path(args.output).parent.mkdir(parents=True, exist_ok=True)
         Path(args.output).write_text("\n".join(LINES) + "\n")
         print(f"written to {args.output}")

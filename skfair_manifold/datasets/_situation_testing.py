@@ -75,9 +75,7 @@ def make_planted_bias(n_samples=6000, *, bias_share=0.5, random_state=0):
     age = np.round(rng.uniform(18, 70, n), 1)
     noise = rng.normal(0.0, 1.0, n)
     colour = rng.choice(np.array(["red", "green", "blue"], dtype=object), n)
-    z = (np.log(income) - np.log(income).mean()) / np.log(income).std()
-    logit = -1.2 + 1.1 * z + 0.45 * (edu - 2) - 0.6 * (age < 25) + REGION_EFFECT[region]
-    y = (rng.rand(n) < 1.0 / (1.0 + np.exp(-logit))).astype(int)
+    y = (rng.rand(n) < fair_rate(income, age, edu, region)).astype(int)
     biased = np.isin(REGIONS[region], BIASED_REGIONS)
     flipped = biased & female & (y == 1) & (rng.rand(n) < bias_share)
     y[flipped] = 0
@@ -92,6 +90,16 @@ def make_planted_bias(n_samples=6000, *, bias_share=0.5, random_state=0):
     })
     clean = female & (y == 0) & ~biased
     return X, y, flipped, clean
+
+
+def fair_rate(income, age, edu, region):
+    """The fair decision's ``P(e+)`` of :func:`make_planted_bias` (``region`` as its index
+    in ``REGIONS``): the rate of a man, and of a woman outside the biased regions."""
+    log_income = np.log(np.asarray(income, dtype=np.float64))
+    z = (log_income - log_income.mean()) / log_income.std()
+    logit = (-1.2 + 1.1 * z + 0.45 * (np.asarray(edu) - 2) - 0.6 * (np.asarray(age) < 25)
+             + REGION_EFFECT[region])
+    return 1.0 / (1.0 + np.exp(-logit))
 
 
 def null_decisions(n, rng, kind):
