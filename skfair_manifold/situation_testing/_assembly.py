@@ -10,6 +10,7 @@ tables and renders itself.
 
 import numpy as np
 
+from ._cbn import CAUSAL_EFFECT_NOTES
 from ._evidence import SIDES, SituationTestingReport, python_value
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
@@ -138,6 +139,8 @@ class EvidenceAssembly:
         summary = {
             "method": self.method, "method_title": getattr(self._method, "title",
                                                            self.method),
+            "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect]
+                         if isinstance(self._method, CBNMethod) else None),
             "k": int(self.k), "tau": float(self.tau),
             "flag_rule": self.flag_rule, "rule": rule, "bound": self.bound,
             "alpha_test": float(self._alpha_test()),

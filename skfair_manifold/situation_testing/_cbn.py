@@ -57,8 +57,13 @@ _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distances (or prefix cells) per block: bounded memory
 _MAX_MIXTURE_CELLS = 50_000_000  # Lemma 3's table: profiles x attribute values
 
-#: How Eq. 5 weighs a change of one attribute (see the module's docstring)
-CAUSAL_EFFECTS = ("max_over_groups", "pooled")
+#: How Eq. 5 weighs a change of one attribute (see the module's docstring), in words
+CAUSAL_EFFECT_NOTES = {
+    "max_over_groups": "each cause of the decision weighed by its larger effect on the two "
+                       "groups' rates",
+    "pooled": "each cause of the decision weighed by its causal effect (the paper's Lemma 3)",
+}
+CAUSAL_EFFECTS = tuple(CAUSAL_EFFECT_NOTES)
 
 MSG_TOO_MANY_PROFILES = (
     "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "

@@ -25,7 +25,8 @@ whether it was ``"declared"`` or ``"inferred"``). The CLI adds
 ``input_file`` and ``input_sha256``.
 
 ``report.settings`` -- the audit's settings and counts: ``method`` (and
-``method_title``), ``k``, ``tau``, ``flag_rule``, ``rule``, ``bound``,
+``method_title``; ``distance``: how CBN-DD weighs the causes, None for
+KNN-DD), ``k``, ``tau``, ``flag_rule``, ``rule``, ``bound``,
 ``alpha_test``, ``fdr``, ``fdr_method`` (and its name, ``fdr_name``), ``protected``,
 ``protected_value``, ``decision``, ``positive_label``, ``n_rows``,
 ``n_candidates``, ``n_flagged``, ``q``, ``columns``, ``attribute_kinds``,

@@ -167,3 +167,18 @@ def test_toy_testers_follow_algorithm_1():
     weights = dict(zip(X.index[entry["testers_unprotected"]], entry["weights_unprotected"]))
     assert weights == pytest.approx({4: 1 / 3, 13: 1 / 3, 14: 1 / 3, 8: 1.0})
     assert entry["p1"] == pytest.approx(out[0, 0])
+
+
+@pytest.mark.parametrize("method, effect, words", [
+    ("cbn", "max_over_groups", "larger effect on the two groups"),
+    ("cbn", "pooled", "its causal effect (the paper"),
+    ("knn", "max_over_groups", None),
+])
+def test_the_page_says_how_the_causes_are_weighed(method, effect, words):
+    est, X, y = fitted(method, causal_effect=effect)
+    rep = est.report(X, y)
+    method_row = rep.to_html().split('class="text">method</th><td>')[1].split("</td>")[0]
+    if words is None:
+        assert rep.settings["distance"] is None and "(" not in method_row
+    else:
+        assert words in rep.settings["distance"] and words in method_row
