@@ -36,9 +36,10 @@ from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
-from ._parent_search import local_parent_search, pc_parents, rule_k, search_inputs
+from ._parent_search import local_parent_search, pc_parents, search_inputs
 from ._structure import graph_to_parents
 from ._verdict import NEAR_DISTANCE
+from ._weak_parents import rule_k
 
 #: name -> method class; the auditor's ``method`` is one of its keys
 METHODS = {}

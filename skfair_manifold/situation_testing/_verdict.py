@@ -171,7 +171,8 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     from sklearn.utils import check_random_state
 
     from ._flags import rate_table
-    from ._parent_search import local_parent_search, rule_k, search_inputs
+    from ._parent_search import local_parent_search, search_inputs
+    from ._weak_parents import rule_k
 
     rng = check_random_state(random_state)
     records = est._records
