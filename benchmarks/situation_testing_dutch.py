@@ -48,6 +48,8 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 from _common import (  # noqa: E402
     audit_error_control,
     best_threshold,
+    mean_sd_cell,
+    result_mean,
     situation_flags,
     situation_rule_label,
     verdict_shares,
@@ -318,19 +320,12 @@ def part_error_control(X, y, repeats, n_boot=0, ks=(50,), fdr_methods=("bh",)):
                 for p in planted:
                     for v, c in p["verdicts"].items():
                         verdicts[v] = verdicts.get(v, 0) + c
-
-                def mean(rows, key):
-                    return np.nanmean([row[key] for row in rows])
-
-                def sd(rows, key):
-                    return np.nanstd([row[key] for row in rows])
-
-                out(f"| {label} | {k} | {fm} | {mean(null, 'flagged'):.4f} | "
-                    f"{mean(null, 'alone'):.3f} | "
-                    f"{mean(planted, 'recall'):.3f} ({sd(planted, 'recall'):.3f}) | "
-                    f"{mean(planted, 'precision'):.3f} ({sd(planted, 'precision'):.3f}) | "
+                out(f"| {label} | {k} | {fm} | {result_mean(null, 'flagged'):.4f} | "
+                    f"{result_mean(null, 'alone'):.3f} | {mean_sd_cell(planted, 'recall')} | "
+                    f"{mean_sd_cell(planted, 'precision')} | "
                     f"{verdict_shares(verdicts)} | {max(p['report_passes'] for p in planted)} "
-                    f"| {mean(planted, 'flag_s'):.2f} | {mean(planted, 'report_s'):.2f} |")
+                    f"| {result_mean(planted, 'flag_s'):.2f} | "
+                    f"{result_mean(planted, 'report_s'):.2f} |")
     out()
     out(f"{repeats} repeats, {time.perf_counter() - t0:.0f} s; standard deviation over the "
         f"repeats in parentheses. When a learned graph has no arc sex -> occupation, every "
