@@ -227,3 +227,20 @@ def verdict_shares(verdicts):
     if not total:
         return "-"
     return ", ".join(f"{label} {count / total:.0%}" for label, count in sorted(verdicts.items()))
+
+
+def result_mean(results, key):
+    """Mean of ``key`` over a list of result dicts (such as :func:`audit_error_control`'s),
+    NaN values left out."""
+    import numpy as np
+
+    return np.nanmean([res[key] for res in results])
+
+
+def mean_sd_cell(results, key):
+    """``mean (standard deviation)`` of ``key`` over a list of result dicts, NaN values
+    left out, to three decimals: a table cell."""
+    import numpy as np
+
+    values = [res[key] for res in results]
+    return f"{np.nanmean(values):.3f} ({np.nanstd(values):.3f})"

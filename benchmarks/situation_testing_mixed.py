@@ -41,6 +41,8 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 from _common import (  # noqa: E402
     audit_error_control,
     best_threshold,
+    mean_sd_cell,
+    result_mean,
     situation_flags,
     situation_rule_label,
     verdict_shares,
@@ -284,19 +286,14 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
                     rows[fm].append(row[fm])
 
             for fm in fdr_methods:
-                def mean(share, key):
-                    return np.nanmean([row[share][key] for row in rows[fm]])
-
-                def sd(share, key):
-                    return np.nanstd([row[share][key] for row in rows[fm]])
-
-                out(f"| {method.upper()}-DD | {k} | {fm} | {mean(0.0, 'flagged'):.4f} | "
-                    f"{mean(0.0, 'alone'):.3f} | {mean(0.5, 'recall'):.3f} "
-                    f"({sd(0.5, 'recall'):.3f}) | "
-                    f"{mean(0.5, 'precision'):.3f} ({sd(0.5, 'precision'):.3f}) | "
-                    f"{mean(0.5, 'alone'):.3f} | {verdict_shares(verdicts[fm])} | "
-                    f"{max(row[0.5]['report_passes'] for row in rows[fm])} | "
-                    f"{np.mean([x[0.5]['report_s'] / x[0.5]['flag_s'] for x in rows[fm]]):.2f} |")
+                null = [row[0.0] for row in rows[fm]]
+                planted = [row[0.5] for row in rows[fm]]
+                out(f"| {method.upper()}-DD | {k} | {fm} | {result_mean(null, 'flagged'):.4f} | "
+                    f"{result_mean(null, 'alone'):.3f} | {mean_sd_cell(planted, 'recall')} | "
+                    f"{mean_sd_cell(planted, 'precision')} | "
+                    f"{result_mean(planted, 'alone'):.3f} | {verdict_shares(verdicts[fm])} | "
+                    f"{max(res['report_passes'] for res in planted)} | "
+                    f"{np.mean([res['report_s'] / res['flag_s'] for res in planted]):.2f} |")
             if qs:
                 learned_q.update(qs)
     out()

@@ -18,7 +18,7 @@ parents the testers are matched on, with the same truth: the auditor is
 fitted with every default, ``k`` (50) included, so ``q_`` is the one an
 audit uses (a weak parent, of effect below 0.05, leaves it only where the
 subgroups would be too small for ``k`` testers a side; see
-``_parent_search``); a true parent found by the search but left out of
+``_weak_parents``); a true parent found by the search but left out of
 ``q_`` counts against its recall there.
 
 Usage::

@@ -131,6 +131,22 @@ def _n_strata(s):
     return len(np.unique(s))
 
 
+def _strata_code(codes, subset, levels):
+    """One int64 code per row for the joint value of the columns in ``subset``
+    (relabelled densely whenever the next product could leave int64)."""
+    code = np.zeros(codes.shape[0], dtype=np.int64)
+    size = 1
+    for i in subset:
+        lev = int(levels[i])
+        if size * lev >= 2 ** 62:
+            uniq, code = np.unique(code, return_inverse=True)
+            code = code.reshape(-1).astype(np.int64)
+            size = uniq.shape[0]
+        code = code * lev + codes[:, i]
+        size *= lev
+    return code
+
+
 def _stratified_counts(x, e, s, nx, ne):
     """Counts of shape (strata seen, nx, ne) as float64."""
     if s is None:

@@ -36,9 +36,10 @@ from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
 from ._records import IDENTIFIER_SHARE
-from ._parent_search import local_parent_search, pc_parents, rule_k, search_inputs
+from ._parent_search import local_parent_search, pc_parents, search_inputs
 from ._structure import graph_to_parents
 from ._verdict import NEAR_DISTANCE
+from ._weak_parents import rule_k
 
 #: name -> method class; the auditor's ``method`` is one of its keys
 METHODS = {}
@@ -170,16 +171,37 @@ class CBNMethod(SelectorMethod):
     def __init__(self, data):
         records = data.records
         self.records, self.columns = records, data.columns
+        self.units, self.group, self.positive = data.units, data.group, data.positive
+        self.smoothing = data.params["smoothing"]
+        self.causal_effect = data.params["causal_effect"]
         B = records.binned(records.Z)
         self.q = self._find_parents(B, data)
-        q, n = self.q, B.shape[0]
-        _check_matchable(records, q, data.columns)
-        ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0) if n else np.zeros(len(q))
-        self.selector = CBNSelector(B[:, q], data.units.unit_of_row, data.group,
-                                    data.positive, records.nominal[q], ranges,
-                                    data.params["smoothing"], [data.columns[j] for j in q],
-                                    causal_effect=data.params["causal_effect"])
-        self.bytes_per_pair = 8 * (len(q) + 4)
+        _check_matchable(records, self.q, data.columns)
+        self.selector = self.selector_for(self.q, B)
+        self.bytes_per_pair = 8 * (len(self.q) + 4)
+
+    def selector_for(self, q, binned):
+        """A :class:`~._cbn.CBNSelector` matching the fitted records on the columns ``q``.
+
+        Parameters
+        ----------
+        q : list of int
+            Positions of the compared columns.
+        binned : ndarray of shape (n, p)
+            The fitted records with interval columns as bins
+            (``records.binned(records.Z)``).
+
+        Returns
+        -------
+        CBNSelector
+            Over ``binned[:, q]``, with the columns' ranges and kinds and the
+            auditor's ``smoothing`` and ``causal_effect``.
+        """
+        Qv = binned[:, q]
+        ranges = Qv.max(axis=0) - Qv.min(axis=0) if Qv.shape[0] else np.zeros(len(q))
+        return CBNSelector(Qv, self.units.unit_of_row, self.group, self.positive,
+                           self.records.nominal[q], ranges, self.smoothing,
+                           [self.columns[j] for j in q], causal_effect=self.causal_effect)
 
     def _find_parents(self, B, data):
         """Q from the given graph, or from a structure search; sets graph and its arc."""

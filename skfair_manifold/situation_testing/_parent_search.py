@@ -7,73 +7,31 @@ from every other attribute (all of them are non-descendants of ``E``, Markov
 condition). So the PC adjacency phase run for the decision alone, with the
 conditioning sets drawn from the decision's current candidates, finds
 ``Par(E)`` under faithfulness (the "PC-simple" idea of Buhlmann, Kalisch and
-Maathuis, 2010). The tests are those of ``_citests``.
-
-Weak parents. Significance grows with the rows: at 60,000 rows of the Dutch
-census the search admits parents whose association with the decision,
-given the other parents, is real but tiny (a household size, a previous
-residence). A parent's *effect* is the largest shift of the decision's rate
-that one of its levels (holding at least 5% of the rows) makes within the
-strata of all the other parents found (:func:`_citests.level_shift`, each
-cell's rate pulled towards its stratum's by an m-estimate of weight 5): the
-direct effect Lemma 3 weighs. A parent below ``min_effect`` (default
-:data:`MIN_PARENT_EFFECT`, 0.05, the order of ``tau``) is *weak*: matching
-on it changes the testers' rates by less than the gap the audit looks for.
-It costs the testers only where it splits CBN-DD's subgroups so finely that
-Algorithm 1 must widen to farther subgroups, which differ in the attributes
-that matter. So the weak parents leave Q (``q_``, the attributes the
-testers are matched on; they stay in ``graph_``, the search's answer),
-weakest first, only while fewer than :data:`MIN_OWN_SUBGROUP_SHARE` (half)
-of the protected rows find ``K`` rows of each group in their own subgroup
-over Q (``K`` the auditor's ``k``, at most :data:`RULE_TESTERS`, 50;
-:func:`own_subgroup_share`); without ``k`` every weak parent leaves. The protected attribute never leaves: its
-arc is the paper's premise, judged by significance alone.
-
-Measured (K = 50; benchmarks/results/situation_testing_dutch_defaults.md,
-situation_testing_networks.md). Dutch variant: effects 0.07-0.18 (age,
-education, economic status, current activity) and 0.002-0.04 (previous
-residence, country of birth, household position and size); the share of the
-women with K a side in their own subgroup is 12.5% over all eight parents,
-13.1%, 14.5%, 22.0% as the weak leave, 67.8% over the four strong (Q).
-Known networks: 85-100% over every graph holding a weak true parent, so Q
-keeps it and has the graph's precision / recall (0.974 / 0.985, 1.000 /
-1.000, 1.000 / 1.000 at 5,000, 20,000, 60,000 rows); with every weak parent
-out 0.919 / 0.874, 0.956 / 0.878, 0.978 / 0.944 (alarm lost KINKEDTUBE,
-0.01, and INTUBATION, 0.05, whose rare levels hold its effect; insurance
-SocioEcon, 0.04-0.05, GoodStudent's only parent: Q empty). Half lies well
-between the 22% where leaving out must go on and the 68% and 85% where it
-must stop.
+Maathuis, 2010). The tests are those of ``_citests``. Of the parents found,
+the weak ones may leave Q (the attributes the testers are matched on): the
+rule and its measurements are in ``_weak_parents``; the search measures each
+parent's effect (:func:`parent_effects`) and applies the rule.
 """
 
 from itertools import combinations
 
 import numpy as np
 
-from ._citests import TESTS, _n_strata, _stratified_counts, ci_test, ci_test_counts, level_shift
+from ._citests import (
+    TESTS,
+    _n_strata,
+    _strata_code,
+    _stratified_counts,
+    ci_test,
+    ci_test_counts,
+    level_shift,
+)
+from ._weak_parents import leave_out_weak
 
 MSG_NO_CAUSAL_LEARN = (
     "structure='pc' needs causal-learn, an optional extra: pip install "
     "'skfair_manifold[causal]' (or pip install causal-learn)."
 )
-
-#: The most testers a side the weak-parent rule asks of a person's own subgroup:
-#: the auditor's ``k`` up to 50, the least number of tester pairs situation
-#: testing asks for (Bendick 2007). A larger ``k`` buys the flags power; it
-#: must not make the matched attributes coarser.
-RULE_TESTERS = 50
-
-
-def rule_k(k):
-    """The ``k`` of the weak-parent rule for an auditor's ``k``."""
-    return min(k, RULE_TESTERS)
-
-
-#: The least effect (largest shift of the decision's rate by one of its levels,
-#: given the other parents) of a parent that is not weak; see the module's docstring.
-MIN_PARENT_EFFECT = 0.05
-#: The least share of the protected rows whose own subgroup over Q holds ``K`` rows of
-#: each group; below it the weakest weak parent leaves Q (see the module's docstring).
-MIN_OWN_SUBGROUP_SHARE = 0.5
 
 
 def search_inputs(B, identifiers):
@@ -121,13 +79,13 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
         Run the repair step.
     min_effect : float or None, default=None
         Parents other than ``protected_idx`` below this effect are weak (see
-        the module's docstring). None: :data:`MIN_PARENT_EFFECT` (read at
-        the call).
+        ``_weak_parents``). None: ``_weak_parents.MIN_PARENT_EFFECT`` (read
+        at the call).
     group : ndarray of shape (n,), dtype bool, or None
         The protected rows.
     k : float or None
         The testers a side: weak parents leave Q, weakest first, only while
-        fewer than :data:`MIN_OWN_SUBGROUP_SHARE` of the ``group`` rows find
+        fewer than ``_weak_parents.MIN_OWN_SUBGROUP_SHARE`` of the ``group`` rows find
         ``k`` of each group in their own subgroup. None (or no ``group``):
         every weak parent leaves Q.
 
@@ -178,47 +136,13 @@ def local_parent_search(codes, e, *, alpha, protected_idx, min_rows_per_dof=5,
                               sepsets, state)
     # C is a candidate like any other in the tests; only the weak-parent rule spares it
     effects = parent_effects(codes, e, sorted(cand), levels, min_rows_per_dof, test, state)
-    if min_effect is None:
-        min_effect = MIN_PARENT_EFFECT
-    left_out, share = _leave_out_weak(codes, [j for j in sorted(cand) if j != protected_idx],
-                                      effects, min_effect, group, k, levels)
+    left_out, share = leave_out_weak(codes, [j for j in sorted(cand) if j != protected_idx],
+                                     effects, min_effect, group, k, levels)
     return sorted(cand), {"n_tests": state["n_tests"], "depth": state["depth"],
                           "depth_bound_hit": state["bound_hit"],
                           "n_skipped": state["n_skipped"], "re_added": added,
                           "sepsets": sepsets, "effects": effects,
                           "weak_parents": left_out, "own_subgroup_share": share}
-
-
-def _leave_out_weak(codes, q, effects, min_effect, group, k, levels):
-    """The weak parents Q leaves out (weakest first, only while the subgroups are too
-    small; all without ``k``) and the share of :func:`own_subgroup_share` after."""
-    q = list(q)
-    weak = sorted((j for j in q if effects[j] < min_effect), key=lambda j: (effects[j], j))
-    if k is None or group is None:
-        return sorted(weak), None
-    left_out = []
-    share = own_subgroup_share(codes, q, group, k, levels)
-    for j in weak:
-        if share >= MIN_OWN_SUBGROUP_SHARE:
-            break
-        left_out.append(j)
-        q.remove(j)
-        share = own_subgroup_share(codes, q, group, k, levels)
-    return sorted(left_out), share
-
-
-def own_subgroup_share(codes, q, group, k, levels):
-    """Share of the ``group`` rows whose subgroup over the columns ``q`` holds at least
-    ``k`` rows of the group and ``k`` of the others (1.0 when ``group`` is empty): those
-    for whom CBN-DD need not widen to farther subgroups."""
-    group = np.asarray(group, dtype=bool)
-    if not group.any():
-        return 1.0
-    strata = _strata_code(codes, q, levels)
-    sub = np.unique(strata, return_inverse=True)[1].reshape(-1)
-    n_prot = np.bincount(sub, weights=group.astype(np.float64))
-    side = np.minimum(n_prot, np.bincount(sub) - n_prot)
-    return float(np.mean(side[sub[group]] >= k))
 
 
 def parent_effects(codes, e, parents, levels, min_rows_per_dof, test, state):
@@ -370,22 +294,6 @@ def _one_test(codes, e, j, subset, levels, min_rows_per_dof, test, state, n):
     state["n_tests"] += 1
     state["effects"][(j, tuple(subset))] = level_shift(counts)
     return (1.0, False) if dof == 0 else (pv, True)
-
-
-def _strata_code(codes, subset, levels):
-    """One int64 code per row for the joint value of the columns in ``subset``
-    (relabelled densely whenever the next product could leave int64)."""
-    code = np.zeros(codes.shape[0], dtype=np.int64)
-    size = 1
-    for i in subset:
-        lev = int(levels[i])
-        if size * lev >= 2 ** 62:
-            uniq, code = np.unique(code, return_inverse=True)
-            code = code.reshape(-1).astype(np.int64)
-            size = uniq.shape[0]
-        code = code * lev + codes[:, i]
-        size *= lev
-    return code
 
 
 def pc_parents(codes, e, *, alpha, protected_idx):

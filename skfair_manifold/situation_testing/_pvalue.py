@@ -113,30 +113,28 @@ def fisher_pvalue(x1, m1, x2, m2, *, u=None):
     return np.where(bad, np.nan, p)
 
 
-def q_values(p, *, method="bh", margins=None, level=None):
-    """Benjamini-Hochberg (``"bh"``), -Yekutieli (``"by"``) or discrete (``"dbh"``) q-values.
+def q_values(p, *, method="bh"):
+    """Benjamini-Hochberg (``"bh"``) or Benjamini-Yekutieli (``"by"``) q-values.
 
     ``q_(i) = min_{j >= i} min(1, c m p_(j) / j)`` over the ``m`` finite
     p-values sorted increasingly, with ``c = 1`` (BH) or
     ``c = sum_{i<=m} 1/i`` (BY). Flagging ``q <= level`` is the step-up
     procedure at false discovery rate ``level``. NaN p-values stay NaN and
-    do not count in ``m``.
+    do not count in ``m``. The discrete procedure (``fdr_method="dbh"``)
+    is :func:`discrete_step_up`.
 
     Parameters
     ----------
     p : array-like of shape (n,)
-    method : {"bh", "by", "dbh"}, default="bh"
-        ``"dbh"``: :func:`discrete_step_up` (needs ``margins`` and
-        ``level``).
-    margins, level
-        ``"dbh"`` only, see :func:`discrete_step_up`.
+    method : {"bh", "by"}, default="bh"
 
     Returns
     -------
     q : ndarray of shape (n,)
     """
-    if method == "dbh":
-        return discrete_step_up(p, margins, level=level)[0]
+    if method not in ("bh", "by"):
+        raise ValueError(f"method must be 'bh' or 'by'; got {method!r} (the discrete "
+                         "procedure is discrete_step_up).")
     p = np.asarray(p, dtype=np.float64)
     q = np.full(p.shape, np.nan)
     finite = np.flatnonzero(np.isfinite(p))
@@ -153,16 +151,14 @@ def q_values(p, *, method="bh", margins=None, level=None):
 def hypergeometric_supports(m1, m2, positives):
     """The attainable p-values of Fisher's one-sided test for each distinct margin.
 
-    Returns ``(group, values, value_group, counts)``: the index of each
-    test's margins ``(m1, m2, x1 + x2)`` among the distinct ones, the
-    attainable p-values ``P(X >= x)`` of every distinct margin (computed by
-    :func:`fisher_pvalue`, so that an observed p-value is one of them bit for
-    bit), the distinct margin each value belongs to, and the number of tests
-    sharing each distinct margin.
+    Returns ``(values, value_group, counts)``: the attainable p-values
+    ``P(X >= x)`` of every distinct margin ``(m1, m2, x1 + x2)`` (computed
+    by :func:`fisher_pvalue`, so that an observed p-value is one of them bit
+    for bit), the distinct margin each value belongs to, and the number of
+    tests sharing each distinct margin.
     """
     key = np.column_stack([m1, m2, positives]).astype(np.int64)
-    uniq, group, counts = np.unique(key, axis=0, return_inverse=True, return_counts=True)
-    group = group.ravel()
+    uniq, counts = np.unique(key, axis=0, return_counts=True)
     u1, u2, us = uniq[:, 0], uniq[:, 1], uniq[:, 2]
     lo = np.maximum(0, us - u2)  # the fewest positives S+ can hold
     hi = np.minimum(us, u1)
@@ -171,7 +167,7 @@ def hypergeometric_supports(m1, m2, positives):
     start = np.cumsum(length) - length
     x = lo[value_group] + np.arange(value_group.shape[0]) - start[value_group]
     values = fisher_pvalue(x, u1[value_group], us[value_group] - x, u2[value_group])
-    return group, values, value_group, counts
+    return values, value_group, counts
 
 
 class _StepSum:
@@ -236,7 +232,7 @@ def discrete_step_up(p, margins, *, level):
     finite = np.flatnonzero(np.isfinite(p))
     if finite.shape[0] == 0:
         return q, 0.0
-    _, values, value_group, counts = hypergeometric_supports(
+    values, value_group, counts = hypergeometric_supports(
         *(np.asarray(a, dtype=np.float64)[finite] for a in margins))
     q[finite], cutoff = step_up_on_supports(p[finite], values, value_group, counts,
                                             level=level)

@@ -171,9 +171,9 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     """
     from sklearn.utils import check_random_state
 
-    from ._cbn import CBNSelector
     from ._flags import rate_table
-    from ._parent_search import local_parent_search, rule_k, search_inputs
+    from ._parent_search import local_parent_search, search_inputs
+    from ._weak_parents import rule_k
 
     rng = check_random_state(random_state)
     records = est._records
@@ -201,10 +201,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         if not q:
             continue  # no parent: no subgroups to compare, the flag does not hold
         q = list(q)
-        ranges = B[:, q].max(axis=0) - B[:, q].min(axis=0)
-        selector = CBNSelector(B[:, q], est._units.unit_of_row, group, positive,
-                               records.nominal[q], ranges, est.smoothing,
-                               causal_effect=est.causal_effect)
+        selector = est._method.selector_for(q, B)
         pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
         out, _ = rate_table(pos, nn, w2, alpha=est._alpha_test(), bound=est.bound)
         kept += holds(out)

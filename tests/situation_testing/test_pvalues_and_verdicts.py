@@ -342,7 +342,7 @@ def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
 def test_a_large_k_does_not_make_the_weak_parent_rule_coarser():
     # 20% women; w, weak, of 12 levels: 36 subgroups of about 220 women, enough for
     # the rule's 50 testers a side though not for k = 300 (the rule caps k at 50)
-    from skfair_manifold.situation_testing._parent_search import RULE_TESTERS, rule_k
+    from skfair_manifold.situation_testing._weak_parents import RULE_TESTERS, rule_k
 
     assert RULE_TESTERS == 50 and rule_k(300) == 50 and rule_k(20) == 20
     rng = np.random.RandomState(1)

@@ -11,7 +11,7 @@ from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
 from skfair_manifold.situation_testing import _structure as S
-from skfair_manifold.situation_testing._parent_search import _strata_code
+from skfair_manifold.situation_testing._citests import _strata_code
 from skfair_manifold.situation_testing._interval import diff_bounds
 from skfair_manifold.datasets import make_planted_bias
 

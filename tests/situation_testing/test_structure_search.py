@@ -310,7 +310,7 @@ def _two_weak_parents(n=40000, seed=0):
 
 
 def test_weak_parents_leave_q_weakest_first_only_while_the_subgroups_are_small():
-    from skfair_manifold.situation_testing._parent_search import MIN_OWN_SUBGROUP_SHARE
+    from skfair_manifold.situation_testing._weak_parents import MIN_OWN_SUBGROUP_SHARE
 
     codes, y = _two_weak_parents()
     group = codes[:, 0] == 1
@@ -332,7 +332,7 @@ def test_weak_parents_leave_q_weakest_first_only_while_the_subgroups_are_small()
 
 
 def test_own_subgroup_share_against_a_brute_force_count():
-    from skfair_manifold.situation_testing._parent_search import own_subgroup_share
+    from skfair_manifold.situation_testing._weak_parents import own_subgroup_share
 
     rng = np.random.RandomState(3)
     codes = rng.randint(0, 3, (500, 3)).astype(np.intp)
