@@ -316,17 +316,22 @@ def test_structure_bootstrap_keeps_flags_resting_on_a_stable_graph():
     assert (share == 1.0).all()
 
 
+def _weak_parent_records(female_share):
+    """40,000 rows: s (3 levels) a strong parent, w (12 levels) a weak one (a shift of
+    0.04), sex a parent; 36 subgroups over (s, w)."""
+    rng = np.random.RandomState(1)
+    n = 40000
+    sex = np.where(rng.rand(n) < female_share, "f", "m").astype(object)
+    s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
+    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
+    return pd.DataFrame({"sex": sex, "s": s, "w": w}), y
+
+
 def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
     from skfair_manifold.situation_testing._verdict import structure_bootstrap
 
-    # 3% women; w, weak, of 12 levels: 36 subgroups of about 33 women, too few for
-    # K = 50 testers a side
-    rng = np.random.RandomState(1)
-    n = 40000
-    sex = np.where(rng.rand(n) < 0.03, "f", "m").astype(object)
-    s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
-    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
-    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    # 3% women: 36 subgroups of about 33 women, too few for K = 50 testers a side
+    X, y = _weak_parent_records(0.03)
     est = SituationTestingAuditor(protected="sex", protected_value="f").fit(X, y)
     assert est.q_ == ["s"] and "w" in est.graph_["y"]
 
@@ -345,12 +350,7 @@ def test_a_large_k_does_not_make_the_weak_parent_rule_coarser():
     from skfair_manifold.situation_testing._weak_parents import RULE_TESTERS, rule_k
 
     assert RULE_TESTERS == 50 and rule_k(300) == 50 and rule_k(20) == 20
-    rng = np.random.RandomState(1)
-    n = 40000
-    sex = np.where(rng.rand(n) < 0.2, "f", "m").astype(object)
-    s, w = rng.randint(0, 3, n), rng.randint(0, 12, n)
-    y = (rng.rand(n) < 0.2 + 0.15 * s + 0.04 * (w >= 6) - 0.1 * (sex == "f")).astype(int)
-    X = pd.DataFrame({"sex": sex, "s": s, "w": w})
+    X, y = _weak_parent_records(0.2)
     est = SituationTestingAuditor(protected="sex", protected_value="f", k=300).fit(X, y)
     assert est.q_ == ["s", "w"] and est.structure_info_["weak_parents"] == []
 
