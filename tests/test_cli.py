@@ -759,6 +759,10 @@ def test_audit_flag_rules_and_bounds(capsys, decisions_csv):
     assert all(r["q_value"] <= 0.1 and r["diff"] > 0.05 for r in dbh["rows"])
     _, report = python_report(frame, k=20, fdr_method="dbh")
     assert [r["row"] for r in dbh["rows"]] == report.summary["row"].tolist()
+    pooled = audit_json(capsys, path, "-k", "20", "--causal-effect", "pooled")
+    assert pooled["provenance"]["options"]["causal_effect"] == "'pooled'"
+    _, report = python_report(frame, k=20, causal_effect="pooled")
+    assert [r["row"] for r in pooled["rows"]] == report.summary["row"].tolist()
     alone = audit_json(capsys, path, "-k", "20", "--fdr", "none")
     assert {r["row"] for r in exact["rows"]} <= {r["row"] for r in alone["rows"]}
     assert bound["rule"] == "diff_lower > 0.05 (wald, one-sided 90%)"
