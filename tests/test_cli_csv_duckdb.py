@@ -14,7 +14,7 @@ from skfair_manifold.cli import EXIT_DATA, EXIT_OK, main
 
 pd = pytest.importorskip("pandas")
 
-from _duckdb_cli import duckdb, needs_duckdb  # noqa: E402
+from _duckdb_cli import needs_duckdb  # noqa: E402
 
 from skfair_manifold.cli import _report  # noqa: E402
 

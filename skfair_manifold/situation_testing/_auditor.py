@@ -72,8 +72,9 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         ``"exact"``: flag when ``diff > tau`` and the exact test of
         ``p1 <= p2`` rejects (``p_value``, see Notes): across an audit of
         several candidates, when their ``q_value`` (``fdr_method``:
-        Benjamini-Hochberg by default) is at most ``fdr``; for a single candidate (or ``fdr=None``), when its
-        ``p_value`` is at most ``alpha_test``.
+        Benjamini-Hochberg by default) is at most ``fdr``; for a single
+        candidate (or ``fdr=None``), when its ``p_value`` is at most
+        ``alpha_test``.
         ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
         (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
         person by person);

@@ -91,15 +91,13 @@ class CBNSelector:
     q_names : list or None
         The names of Q's columns, for the error messages.
     causal_effect : {"max_over_groups", "pooled"}
-        ``CE_max`` or Lemma 3's ``CE`` in Eq. 5.
+        ``CE_max`` or Lemma 3's ``CE`` in Eq. 5 (checked by the auditor's
+        parameter constraints, :data:`CAUSAL_EFFECTS`).
     """
 
     def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
                  q_names=None, causal_effect="max_over_groups"):
         n, nq = Qv.shape
-        if causal_effect not in CAUSAL_EFFECTS:
-            raise ValueError(f"causal_effect must be one of {CAUSAL_EFFECTS}, got "
-                             f"{causal_effect!r}.")
         self.causal_effect = causal_effect
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)

@@ -71,8 +71,9 @@ MSG_REFIT = (
 
 #: parameters read by fit only: changing one after fit needs a new fit
 FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
-              "structure", "alpha", "structure_test", "max_depth", "smoothing", "causal_effect", "nominal",
-              "ordinal", "interval", "n_bins", "binning", "random_state")
+              "structure", "alpha", "structure_test", "max_depth", "smoothing",
+              "causal_effect", "nominal", "ordinal", "interval", "n_bins", "binning",
+              "random_state")
 
 PARAMETER_CONSTRAINTS = {
     "protected": "no_validation",

@@ -50,7 +50,6 @@ class ExactMatch:
 
     def rates(self, Q, self_unit, k, *, n_jobs=None, cells=False):
         prof = self._profile(Q)
-        m = Q.shape[0]
         n = np.where(prof[:, None] >= 0, self.n[np.maximum(prof, 0)], 0.0)
         pos = np.where(prof[:, None] >= 0, self.npos[np.maximum(prof, 0)], 0.0)
         me = np.flatnonzero(self_unit >= 0)
