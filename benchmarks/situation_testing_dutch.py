@@ -421,10 +421,12 @@ def main(argv=None):
     X, y = load(args.data_dir)
     out("# Situation testing on the Dutch census (Zhang, Wu and Wu 2016, section 5)")
     out()
+    methods_arg = (" --methods " + " ".join(repr(m) for m in args.methods)
+                   if "defaults" in args.parts else "")
+    bootstrap_arg = (f" --structure-bootstrap {args.structure_bootstrap}"
+                     if args.structure_bootstrap else "")
     out(f"`python benchmarks/situation_testing_dutch.py{' --quick' if args.quick else ''} "
-        f"--repeats {repeats} --parts {' '.join(args.parts)}"
-        f"{' --methods ' + ' '.join(repr(m) for m in args.methods) if 'defaults' in args.parts else ''}"
-        f"{f' --structure-bootstrap {args.structure_bootstrap}' if args.structure_bootstrap else ''}"
+        f"--repeats {repeats} --parts {' '.join(args.parts)}{methods_arg}{bootstrap_arg}"
         f" --ks {' '.join(map(str, args.ks))} --fdr-methods {' '.join(args.fdr_methods)}`")
     out()
     if "audit" in args.parts:

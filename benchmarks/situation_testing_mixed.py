@@ -312,6 +312,7 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
     across the candidates at ``fdr``, and ``diff > tau``.
     """
     from skfair_manifold.datasets._situation_testing import REGIONS, BIASED_REGIONS, fair_rate
+    from skfair_manifold.situation_testing._flags import exceeds
     from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
 
     share = 0.5
@@ -339,16 +340,16 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
             x2 = rng.binomial(k, p_women[cand]).astype(float)
             m = np.full(cand.shape[0], float(k))
             p = fisher_pvalue(x1, m, x2, m)
-            gap = (x1 - x2) / k > tau + 1e-12
+            gap = exceeds((x1 - x2) / k, tau)
             flags = np.zeros(n, dtype=bool)
             flags[cand] = (q_values(p) <= fdr) & gap
             alone = np.zeros(n, dtype=bool)
             alone[cand] = (p <= 0.1) & gap
             tp, fp = int((flags & disc).sum()), int((flags & clean).sum())
-            res.append((tp / disc.sum(), tp / max(tp + fp, 1), (alone & disc).sum() / disc.sum()))
-        v = np.array(res)
-        out(f"| {k} | " + " | ".join(f"{m:.3f} ({s:.3f})" for m, s in zip(v.mean(axis=0),
-                                                                          v.std(axis=0))) + " |")
+            res.append({"recall": tp / disc.sum(), "precision": tp / max(tp + fp, 1),
+                        "alone": (alone & disc).sum() / disc.sum()})
+        out(f"| {k} | " + " | ".join(mean_sd_cell(res, key)
+                                     for key in ("recall", "precision", "alone")) + " |")
     out()
 
 
