@@ -93,10 +93,15 @@ class CBNSelector:
     causal_effect : {"max_over_groups", "pooled"}
         ``CE_max`` or Lemma 3's ``CE`` in Eq. 5 (checked by the auditor's
         parameter constraints, :data:`CAUSAL_EFFECTS`).
+    count : ndarray of shape (n,) or None
+        The number of records each row stands for (a cell of a table
+        aggregated where the data lives, ``_lazy``); None: one each. Only
+        the subgroups' counts depend on it, so rates and distances are those
+        of the expanded rows (sums of whole numbers, exact in float64).
     """
 
     def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
-                 q_names=None, causal_effect="max_over_groups"):
+                 q_names=None, causal_effect="max_over_groups", count=None):
         n, nq = Qv.shape
         self.causal_effect = causal_effect
         self.nominal = nominal
@@ -107,13 +112,21 @@ class CBNSelector:
         self.row_sub = sub
         L = self.profiles.shape[0]
         self.domains = [np.unique(Qv[:, k]) for k in range(nq)]
-        self.p_c = np.array([np.mean(~group), np.mean(group)])
-        self.p_e_c = np.array([positive[~group].mean(), positive[group].mean()])
+        if count is None:
+            self.p_c = np.array([np.mean(~group), np.mean(group)])
+            self.p_e_c = np.array([positive[~group].mean(), positive[group].mean()])
+            weight = 1.0
+        else:
+            weight = np.asarray(count, dtype=np.float64)
+            sizes = np.array([weight[~group].sum(), weight[group].sum()])
+            self.p_c = sizes / sizes.sum()
+            self.p_e_c = np.array([weight[~group & positive].sum(),
+                                   weight[group & positive].sum()]) / sizes
         side = group.astype(np.intp)  # 0: unprotected (S+), 1: protected (S-)
         self.n = np.zeros((L, 2))
         self.npos = np.zeros((L, 2))
-        np.add.at(self.n, (sub, side), 1.0)
-        np.add.at(self.npos, (sub, side), positive.astype(np.float64))
+        np.add.at(self.n, (sub, side), weight)
+        np.add.at(self.npos, (sub, side), positive.astype(np.float64) * weight)
         n_units = int(unit_of_row.max()) + 1 if n else 0
         self.unit_sub = np.zeros(n_units, dtype=np.intp)
         self.unit_sub[unit_of_row] = sub

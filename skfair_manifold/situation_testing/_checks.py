@@ -120,6 +120,10 @@ class InputChecks:
         """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
         # polars and other frames as pandas, so that every scikit-learn version
         # records their column names
+        if not reset and getattr(self, "_frame_fit", None) is not None:
+            from ._lazy import MSG_LAZY_ROWS
+
+            raise ValueError(MSG_LAZY_ROWS.format(what="this method on rows in memory"))
         X = as_pandas_frame(X)
         check_complete(X)
         check_no_datetime(X)

@@ -35,6 +35,7 @@ class Fitting:
     """``fit``'s steps (a mixin)."""
 
     def _fit(self, X, y):
+        self._frame_fit = None  # set by a fit on a lazy frame (``_lazy``)
         if self.protected is None:
             raise ValueError(MSG_NO_PROTECTED)
         if self.protected_value is None:

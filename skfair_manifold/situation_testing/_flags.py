@@ -106,33 +106,40 @@ class FlagCore:
         ``n_eff`` (the effective testers of each side, ``_rates``' third
         value) gives the discrete procedure its tests' laws.
         """
-        candidate = self._group(Z) & ~self._positive(y)
+        return self._decide_candidates(out, self._group(Z) & ~self._positive(y), n_eff)
+
+    def _decide_candidates(self, out, candidate, n_eff, counts=None):
+        """``_decide`` given the candidates; ``counts``: the rows each row of ``out``
+        stands for (the cells of a table aggregated where the data lives), None: one."""
+        weight = np.ones(out.shape[0], dtype=np.int64) if counts is None else \
+            np.asarray(counts, dtype=np.int64)
         q = np.full(out.shape[0], np.nan)
         dbh_cutoff = None
+        tally = None if counts is None else weight[candidate]
         if self.fdr_method == "dbh":
             x1, m1, x2, m2 = effective_counts(out[candidate, 0], n_eff[candidate, 0],
                                               out[candidate, 1], n_eff[candidate, 1])
             q[candidate], dbh_cutoff = discrete_step_up(
-                out[candidate, 5], (m1, m2, x1 + x2), level=self._fdr_level())
+                out[candidate, 5], (m1, m2, x1 + x2), level=self._fdr_level(), counts=tally)
         else:
-            q[candidate] = q_values(out[candidate, 5], method=self.fdr_method)
+            q[candidate] = q_values(out[candidate, 5], method=self.fdr_method, counts=tally)
         cutoff = None
         if self.flag_rule == "exact":
             p = out[:, 5]
-            if self.fdr is None or np.isfinite(p[candidate]).sum() <= 1:
+            m = int(weight[candidate & np.isfinite(p)].sum())
+            if self.fdr is None or m <= 1:
                 cutoff = self._alpha_test()
                 with np.errstate(invalid="ignore"):
                     significant = p <= cutoff
             else:
                 with np.errstate(invalid="ignore"):
                     significant = q <= self.fdr
-                m = int(np.isfinite(p[candidate]).sum())
                 if self.fdr_method == "dbh":
                     cutoff = dbh_cutoff
                 else:
                     c = 1.0 if self.fdr_method == "bh" else \
                         float(np.sum(1.0 / np.arange(1, m + 1)))
-                    cutoff = self.fdr * int((candidate & significant).sum()) / (c * m)
+                    cutoff = self.fdr * int(weight[candidate & significant].sum()) / (c * m)
             holds = exceeds(out[:, 2], self.tau) & significant
         else:
             holds = self._person_rule(out)

@@ -113,7 +113,7 @@ def fisher_pvalue(x1, m1, x2, m2, *, u=None):
     return np.where(bad, np.nan, p)
 
 
-def q_values(p, *, method="bh"):
+def q_values(p, *, method="bh", counts=None):
     """Benjamini-Hochberg (``"bh"``) or Benjamini-Yekutieli (``"by"``) q-values.
 
     ``q_(i) = min_{j >= i} min(1, c m p_(j) / j)`` over the ``m`` finite
@@ -127,6 +127,12 @@ def q_values(p, *, method="bh"):
     ----------
     p : array-like of shape (n,)
     method : {"bh", "by"}, default="bh"
+    counts : array-like of int of shape (n,) or None, default=None
+        The number of tests each p-value stands for (the candidates of one
+        cell of an aggregated table share their p-value); None: one each.
+        The q-values are those of the expanded tests, bit for bit: tests of
+        equal p-value share the q-value of the last of them, ``c m p / j``
+        at its rank ``j``.
 
     Returns
     -------
@@ -138,27 +144,32 @@ def q_values(p, *, method="bh"):
     p = np.asarray(p, dtype=np.float64)
     q = np.full(p.shape, np.nan)
     finite = np.flatnonzero(np.isfinite(p))
-    m = finite.shape[0]
+    order = finite[np.argsort(p[finite], kind="stable")]
+    rank = np.arange(1, order.shape[0] + 1) if counts is None else \
+        np.cumsum(np.asarray(counts, dtype=np.int64)[order])
+    m = int(rank[-1]) if rank.size else 0
     if m == 0:
         return q
     c = 1.0 if method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
-    order = finite[np.argsort(p[finite], kind="stable")]
-    scaled = c * m * p[order] / np.arange(1, m + 1)
+    scaled = c * m * p[order] / rank
     q[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
     return q
 
 
-def hypergeometric_supports(m1, m2, positives):
+def hypergeometric_supports(m1, m2, positives, counts=None):
     """The attainable p-values of Fisher's one-sided test for each distinct margin.
 
     Returns ``(values, value_group, counts)``: the attainable p-values
     ``P(X >= x)`` of every distinct margin ``(m1, m2, x1 + x2)`` (computed
     by :func:`fisher_pvalue`, so that an observed p-value is one of them bit
     for bit), the distinct margin each value belongs to, and the number of
-    tests sharing each distinct margin.
+    tests sharing each distinct margin (``counts``: the number of tests each
+    entry stands for; None: one each).
     """
     key = np.column_stack([m1, m2, positives]).astype(np.int64)
-    uniq, counts = np.unique(key, axis=0, return_counts=True)
+    uniq, inverse, counts_ = np.unique(key, axis=0, return_inverse=True, return_counts=True)
+    counts = counts_ if counts is None else np.bincount(
+        inverse.reshape(-1), weights=counts, minlength=uniq.shape[0]).astype(np.int64)
     u1, u2, us = uniq[:, 0], uniq[:, 1], uniq[:, 2]
     lo = np.maximum(0, us - u2)  # the fewest positives S+ can hold
     hi = np.minimum(us, u1)
@@ -198,7 +209,7 @@ def _odds(f):
     return f / (1.0 - f)
 
 
-def discrete_step_up(p, margins, *, level):
+def discrete_step_up(p, margins, *, level, counts=None):
     """The discrete step-up procedure [HSU] of Döhler, Durand and Roquain (2018).
 
     Parameters
@@ -210,6 +221,8 @@ def discrete_step_up(p, margins, *, level):
         :func:`effective_counts`): the hypergeometric law of its p-value.
     level : float
         The false discovery rate.
+    counts : array-like of int of shape (n,) or None, default=None
+        The number of tests each entry stands for (see :func:`q_values`).
 
     Returns
     -------
@@ -232,22 +245,25 @@ def discrete_step_up(p, margins, *, level):
     finite = np.flatnonzero(np.isfinite(p))
     if finite.shape[0] == 0:
         return q, 0.0
-    values, value_group, counts = hypergeometric_supports(
-        *(np.asarray(a, dtype=np.float64)[finite] for a in margins))
-    q[finite], cutoff = step_up_on_supports(p[finite], values, value_group, counts,
-                                            level=level)
+    weight = None if counts is None else np.asarray(counts, dtype=np.int64)[finite]
+    values, value_group, law_counts = hypergeometric_supports(
+        *(np.asarray(a, dtype=np.float64)[finite] for a in margins), counts=weight)
+    q[finite], cutoff = step_up_on_supports(p[finite], values, value_group, law_counts,
+                                            level=level, weight=weight)
     return q, cutoff
 
 
-def step_up_on_supports(p, values, value_group, counts, *, level):
+def step_up_on_supports(p, values, value_group, counts, *, level, weight=None):
     """[HSU] on finite p-values whose null laws are given by their attainable values.
 
     ``values[j]`` is an attainable p-value of the law ``value_group[j]``;
-    ``counts[g]`` tests follow law ``g`` (``counts.sum() == len(p)``), each
-    ``p`` being attainable under its law. Returns ``(q, cutoff)`` as
-    :func:`discrete_step_up`.
+    ``counts[g]`` tests follow law ``g`` (``counts.sum()`` is the number of
+    tests), each ``p`` being attainable under its law; ``weight`` the number
+    of tests each ``p`` stands for (None: one each). Returns ``(q, cutoff)``
+    as :func:`discrete_step_up`.
     """
-    m = p.shape[0]
+    weight = np.ones(p.shape[0], dtype=np.int64) if weight is None else weight
+    m = int(weight.sum())
     counts = np.asarray(counts, dtype=np.float64)
     odds = _StepSum(values, value_group, counts, _odds)  # sum_i F_i / (1 - F_i)
     support = np.unique(values)
@@ -259,15 +275,17 @@ def step_up_on_supports(p, values, value_group, counts, *, level):
     xi = _StepSum(values, value_group, counts / (1.0 - f_tau), lambda f: f)  # m xi(t)
     order = np.argsort(p, kind="stable")
     ps = p[order]
+    rank = np.cumsum(weight[order])
     below = ps <= tau_m * (1 + _SUPPORT_TOL)
     with np.errstate(invalid="ignore"):
-        y = np.where(below, xi(ps), odds(ps)) / np.arange(1, m + 1)
-    q = np.empty(m)
+        y = np.where(below, xi(ps), odds(ps)) / rank
+    q = np.empty(p.shape[0])
     q[order] = np.minimum(np.minimum.accumulate(y[::-1])[::-1], 1.0)
-    n_rejected = int((q <= level).sum())
+    n_rejected = int(weight[q <= level].sum())
     cutoff = 0.0
     if n_rejected:
         crit = support[support <= tau_m * (1 + _SUPPORT_TOL)]
         crit = crit[xi(crit) <= level * n_rejected]
-        cutoff = float(crit[-1]) if crit.size else float(ps[n_rejected - 1])
+        cutoff = float(crit[-1]) if crit.size else \
+            float(ps[np.searchsorted(rank, n_rejected)])
     return q, cutoff

@@ -1,0 +1,385 @@
+"""CBN-DD where the data lives: fit and flag on lazy and distributed frames by one GROUP BY.
+
+CBN-DD's testers are counts over the cells of ``Q = Par(E) \\ {C}``: every
+number of Algorithm 1 (the subgroups' sizes and positives, the smoothed
+rates of Lemma 3, the distances of Eq. 5, the one-to-one pairing) is read
+from the table of counts per (profile of Q, protected value, decision). On a
+lazy frame (DuckDB relation, polars ``LazyFrame``, Dask or PySpark
+DataFrame, anything narwhals takes lazily) the auditor therefore runs one
+``GROUP BY`` over those columns in the frame's engine, collects the small
+table and hands it, with a count per row, to the in-memory selector
+(:class:`~._cbn.CBNSelector` with ``count``) and flag rule
+(``_decide_candidates`` with ``counts``: Benjamini-Hochberg, -Yekutieli and
+the discrete step-up on the expanded tests).
+
+Why the flags are the in-memory ones. A fitted row auditing itself leaves
+one copy of its record out of its own subgroup side (the auditor's Notes);
+for a candidate (protected, negative decision) that copy is a record of its
+own cell, so its rates depend only on its cell. Every candidate of a cell
+has the same rates and p-value, and the q-values of the expanded tests are
+computed from the cells with their counts, bit for bit. ``flag`` on a lazy
+frame takes each row to be a fitted record (the audit of the fitted
+decisions, which the frame path is for); flags are then equal to the
+in-memory ``flag(X_fit, y_fit)``.
+
+What a user gets back. ``flag`` returns the frame, in its own engine and
+still lazy, with a boolean column ``flagged`` (a row is flagged exactly when
+its cell is): nothing is read until the user filters, counts or writes it.
+:func:`cell_verdicts` returns the per-cell table (one row per candidate
+cell: its values, its number of people, the rates, p- and q-value and the
+flag), small and in pandas.
+
+Limits. Only ``method="cbn"``. The graph is given (``graph=``), or the
+decision's parents are learned by the in-memory structure search on a
+sample of ``structure_sample`` rows (:data:`STRUCTURE_SAMPLE`, see
+:func:`fit_frame`). Q's columns must be nominal or ordinal (values
+matched as they are): a continuous (interval) column is refused, since its
+supervised bins need every value; bin it in the engine and declare it
+ordinal. ``transform``, ``report`` and ``pairwise`` need the rows and refuse
+an auditor fitted on a frame.
+"""
+
+import warnings
+
+import numpy as np
+
+from ..metrics._frames import _collect, _numpy, _schema_names, to_narwhals
+from ._checks import FIT_PARAMS, MSG_SINGLE_GROUP
+from ._evidence import python_value
+from ._fitting import MSG_NO_ARC
+from ._flags import COLUMNS, RateCache, rate_table
+from ._methods import MSG_TOO_MANY_LEVELS
+from ._records import IDENTIFIER_SHARE, KINDS, Records
+from ._structure import graph_to_parents
+
+__all__ = ["STRUCTURE_SAMPLE", "cell_verdicts", "fit_frame", "flag_frame", "is_lazy_frame"]
+
+#: rows of the sample the structure search runs on when no graph is given (see fit_frame)
+STRUCTURE_SAMPLE = 200_000
+
+MSG_LAZY_Y = (
+    "with a lazy frame X, y must be the name of its decision column (a str); got {type}."
+)
+MSG_LAZY_METHOD = (
+    "method={method!r} needs the rows in memory; on a lazy frame ({type}) only method='cbn' "
+    "runs (its testers are counts per cell of Q, one GROUP BY in the frame's engine). "
+    "Collect the rows (or a sample) into pandas, or use method='cbn'."
+)
+MSG_LAZY_PROTECTED = (
+    "with a lazy frame X, protected must be the name of one of its columns; got {value!r}. "
+    "Its columns are: {columns}."
+)
+MSG_LAZY_COLUMN = "{what} {column!r} is not a column of X. Its columns are: {columns}."
+MSG_LAZY_INTERVAL = (
+    "column {column!r} of Q is continuous (interval): CBN-DD bins it with cuts that need "
+    "every value, which a lazy frame does not give. Bin it in the engine (for instance "
+    "floor(income / 10000) or a CASE expression) and declare the binned column ordinal."
+)
+MSG_LAZY_MISSING = (
+    "column {column!r} has missing values (null or NaN) in {count} row(s); situation testing "
+    "needs every value: drop or fill those rows in the engine first."
+)
+MSG_LAZY_ROWS = (
+    "this auditor was fitted on a lazy frame: {what} needs the fitted rows in memory. Call "
+    "flag(frame, decision_column) or cell_verdicts, or fit on pandas/numpy data."
+)
+MSG_LAZY_NOT_FITTED_ON_FRAME = (
+    "this auditor was fitted on rows in memory; flag a lazy frame with an auditor fitted on "
+    "the frame itself (fit(frame, decision_column))."
+)
+
+#: the count column of the cell query (chosen not to clash with the user's)
+_COUNT = "__skfm_st_count"
+
+
+def is_lazy_frame(X):
+    """True when ``X`` is a frame that narwhals takes as lazy (no rows in memory)."""
+    if isinstance(X, (np.ndarray, list, tuple)) or X is None:
+        return False
+    import narwhals as nw
+
+    from ..metrics._frames import _from_native
+
+    try:
+        frame = _from_native(X, pass_through=True)
+    except (TypeError, ImportError):
+        return False
+    return isinstance(frame, nw.LazyFrame)
+
+
+class _FrameFit:
+    """What ``fit`` on a frame keeps: the columns, the encoder and the selector."""
+
+    def __init__(self, *, columns, q, records, selector, unit_of_key):
+        self.columns, self.q, self.records = columns, q, records
+        self.selector, self.unit_of_key = selector, unit_of_key
+
+
+def _cells(frame, columns, decision):
+    """The GROUP BY (columns, decision) with a count, collected; values as numpy arrays."""
+    import narwhals as nw
+
+    keys = [*columns, decision]
+    table = _collect(frame.select(*keys).group_by(*keys).agg(nw.len().alias(_COUNT)))
+    values = {}
+    for name in keys:
+        v = _numpy(table[name])
+        missing = np.array([x is None or (isinstance(x, float) and x != x)
+                            for x in v.tolist()], dtype=bool) if v.dtype.kind in "Of" \
+            else np.zeros(v.shape[0], dtype=bool)
+        count = np.asarray(table[_COUNT].to_numpy(), dtype=np.int64)
+        if missing.any():
+            raise ValueError(MSG_LAZY_MISSING.format(column=name,
+                                                     count=int(count[missing].sum())))
+        values[name] = v
+    return values, np.asarray(table[_COUNT].to_numpy(), dtype=np.int64)
+
+
+def _as_pandas(values, columns):
+    import pandas as pd
+
+    return pd.DataFrame({c: values[c] for c in columns})
+
+
+def _shown(columns):
+    return ", ".join(repr(c) for c in columns[:20]) + (", ..." if len(columns) > 20 else "")
+
+
+def fit_frame(auditor, X, y):
+    """``fit`` on a lazy frame ``X`` with decision column ``y`` (see the module).
+
+    With ``graph=None`` the decision's parents are learned by the in-memory
+    structure search on the first :data:`STRUCTURE_SAMPLE` rows of a random
+    order (a sample drawn by the engine, or the whole frame when smaller);
+    the counts of the selector are then those of the whole frame. The size:
+    the search's tests condition on at most ``max_depth = 3`` parents of
+    about five levels each, 125 strata, and Cochran's rule asks for five rows
+    expected per cell of each stratum's table; 200,000 rows give about 1,600
+    rows per stratum, and on ``make_planted_bias`` the search returns the
+    same parents on such samples as on the whole data (the tests check it).
+    """
+    if not isinstance(y, str):
+        raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
+    if auditor.method != "cbn":
+        raise ValueError(MSG_LAZY_METHOD.format(method=auditor.method, type=type(X).__name__))
+    frame = to_narwhals(X)
+    names = _schema_names(frame)
+    if y not in names:
+        raise ValueError(MSG_LAZY_COLUMN.format(what="the decision column", column=y,
+                                                columns=_shown(names)))
+    features = [c for c in names if c != y]
+    protected = auditor.protected
+    if not isinstance(protected, str) or protected not in features:
+        raise ValueError(MSG_LAZY_PROTECTED.format(value=protected, columns=_shown(features)))
+    auditor._frame_structure_info = {}
+    graph = auditor.graph if auditor.graph is not None else _learned_graph(auditor, frame, y)
+    parents = graph_to_parents(graph, features, y, protected)
+    par = parents[y]
+    q = [c for c in features if c in par and c != protected]
+    columns = [c for c in features if c in q or c == protected]
+    values, counts = _cells(frame, columns, y)
+    n_rows = int(counts.sum())
+
+    # the cells' columns as a small pandas frame, encoded as the in-memory auditor encodes
+    cells = _as_pandas(values, columns)
+    declared = {kind: [c for c in (getattr(auditor, kind) or ()) if c in columns]
+                for kind in KINDS}
+    ps = columns.index(protected)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # identifier-like: judged on the rows below
+        records = Records(cells, cells.to_numpy(dtype=object), columns, ps, declared)
+    for j, c in enumerate(columns):
+        if j == ps:
+            continue
+        if records.interval[j]:
+            raise ValueError(MSG_LAZY_INTERVAL.format(column=c))
+        distinct = np.unique(records.Z[:, j]).shape[0]
+        if n_rows >= 20 and distinct >= IDENTIFIER_SHARE * n_rows:
+            raise ValueError(MSG_TOO_MANY_LEVELS.format(
+                column=c, kind=records.kinds[j], distinct=distinct, n=n_rows))
+    Z = records.Z
+
+    auditor.n_features_in_ = len(features)
+    auditor.feature_names_in_ = np.asarray(features, dtype=object)
+    auditor.decision_name_ = y
+    auditor.protected_index_ = ps
+    code = auditor._protected_code(records, Z)
+    auditor.protected_index_ = features.index(protected)
+    positive = auditor._positive(values[y], fitting=True)
+    group = Z[:, ps] == code
+    sizes = (int(counts[~group].sum()), int(counts[group].sum()))
+    auditor.group_sizes_ = sizes
+    if sizes[1] == 0 or sizes[0] == 0:
+        raise ValueError(MSG_SINGLE_GROUP.format(
+            which="outside the protected group" if sizes[1] == 0 else "in the protected group"))
+    auditor._check_k(sizes)
+    auditor._protected_value_code = code
+    qpos = [columns.index(c) for c in q]
+    Qv = Z[:, qpos]
+    ranges = Qv.max(axis=0) - Qv.min(axis=0) if Qv.shape[0] else np.zeros(len(q))
+    from ._cbn import CBNSelector
+
+    selector = CBNSelector(Qv, np.arange(Z.shape[0]), group, positive, records.nominal[qpos],
+                           ranges, auditor.smoothing, q, causal_effect=auditor.causal_effect,
+                           count=counts)
+    unit_of_key = {}
+    for i in range(Z.shape[0]):
+        unit_of_key.setdefault((Qv[i].tobytes(), bool(group[i]), bool(positive[i])), i)
+    auditor.attribute_kinds_ = {c: records.kinds[j] for j, c in enumerate(columns)}
+    auditor.bin_edges_ = {}
+    auditor.identifier_columns_ = []
+    auditor.graph_ = parents
+    auditor.q_ = list(q)
+    auditor.structure_info_ = dict(getattr(auditor, "_frame_structure_info", {}))
+    auditor.structure_info_["protected_arc"] = protected in par
+    auditor.flag_rule_ = auditor._rule_text()
+    auditor._fit_params = {name: repr(getattr(auditor, name)) for name in FIT_PARAMS}
+    auditor._rate_cache = RateCache()
+    auditor._frame_fit = _FrameFit(columns=columns, q=q, records=records, selector=selector,
+                                   unit_of_key=unit_of_key)
+    if protected not in par:
+        warnings.warn(MSG_NO_ARC.format(protected=protected, decision=y), UserWarning,
+                      stacklevel=4)
+    return auditor
+
+
+def _learned_graph(auditor, frame, y):
+    """The decision's parents learned in memory on a sample of the frame (see fit_frame)."""
+    from sklearn.base import clone
+
+    sample = _sample(frame, STRUCTURE_SAMPLE, auditor.random_state)
+    inner = clone(auditor)
+    X = sample.drop(columns=[y])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the fit on the frame warns itself
+        inner.fit(X, sample[y].rename(y))
+    auditor._frame_structure_info = {**inner.structure_info_, "sample_rows": len(sample)}
+    return {y: tuple(inner.graph_[y])}
+
+
+def _sample(frame, n, random_state):
+    """At most ``n`` rows of the frame in random order, as pandas (the engine draws them)."""
+    import narwhals as nw
+
+    from sklearn.utils import check_random_state
+
+    seed = int(check_random_state(random_state).randint(0, 2 ** 31 - 1))
+    total = int(_collect(frame.select(nw.len().alias(_COUNT)))[_COUNT].to_numpy()[0])
+    native = frame.to_native()
+    module = type(native).__module__
+    fraction = min(1.0, 1.2 * n / max(total, 1))
+    if module.startswith("duckdb"):
+        picked = native.order("random()").limit(n) if fraction >= 1.0 else \
+            native.query("t", f"select * from t using sample {100 * fraction:.6f} percent "
+                              f"(bernoulli, {seed})")
+        out = picked.df()
+    elif module.startswith("polars"):
+        out = native.collect().sample(min(n, total), seed=seed).to_pandas()
+    elif module.startswith("dask"):
+        out = native.sample(frac=fraction, random_state=seed).compute()
+    elif module.startswith("pyspark"):
+        out = native.sample(fraction=fraction, seed=seed).toPandas()
+    else:
+        out = frame.head(n).collect().to_pandas()
+    return out.head(n).reset_index(drop=True)
+
+
+def _verdicts(auditor, X, y):
+    """The candidate cells of ``X`` with their rates and flags (pandas), and the values."""
+    import pandas as pd
+
+    fitted = getattr(auditor, "_frame_fit", None)
+    if fitted is None:
+        raise ValueError(MSG_LAZY_NOT_FITTED_ON_FRAME)
+    if not isinstance(y, str):
+        raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
+    auditor._check_params_at_use()
+    frame = to_narwhals(X)
+    names = _schema_names(frame)
+    for c in [*fitted.columns, y]:
+        if c not in names:
+            raise ValueError(MSG_LAZY_COLUMN.format(what="column", column=c,
+                                                    columns=_shown(names)))
+    values, counts = _cells(frame, fitted.columns, y)
+    auditor._check_decisions(values[y])
+    records = fitted.records
+    Z = records.encode(_as_pandas(values, fitted.columns).to_numpy(dtype=object))
+    ps = fitted.columns.index(auditor.protected)
+    group = Z[:, ps] == auditor._protected_value_code
+    positive = auditor._positive(values[y])
+    candidate = group & ~positive
+    idx = np.flatnonzero(candidate)
+    qpos = [fitted.columns.index(c) for c in fitted.q]
+    Qv = np.ascontiguousarray(Z[idx][:, qpos])
+    self_unit = np.array([fitted.unit_of_key.get((Qv[i].tobytes(), True, False), -1)
+                          for i in range(idx.shape[0])], dtype=np.intp)
+    pos, n, w2 = fitted.selector.rates(Qv, self_unit, auditor.k, n_jobs=auditor.n_jobs)
+    out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
+    mask, q_value, _ = auditor._decide_candidates(
+        out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
+    table = pd.DataFrame({c: values[c][idx] for c in [*fitted.columns, y]})
+    table["n_people"] = counts[idx]
+    for j, name in enumerate(COLUMNS):
+        table[name] = out[:, j]
+    table["q_value"] = q_value
+    table["flagged"] = mask
+    return table.reset_index(drop=True)
+
+
+def cell_verdicts(auditor, X, y):
+    """The audit of a lazy frame cell by cell: one row per cell of candidates.
+
+    A candidate is a person of the protected group with the negative
+    decision; the people of one cell (the same values of Q, of the
+    protected column and of the decision) have the same testers, rates and
+    flag. The table is small (at most one row per profile of Q and negative
+    decision).
+
+    Parameters
+    ----------
+    auditor : SituationTestingAuditor
+        Fitted on a lazy frame (``method="cbn"``).
+    X : lazy frame
+        The rows to audit (for the flags of the in-memory audit: the fitted
+        frame, or rows of it).
+    y : str
+        Its decision column.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        The cell's values, ``n_people``, ``p1``, ``p2``, ``diff``,
+        ``diff_lower``, ``diff_upper``, ``p_value``, ``q_value`` and
+        ``flagged``.
+
+    Examples
+    --------
+    >>> import duckdb
+    >>> from skfair_manifold.datasets import make_planted_bias
+    >>> from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
+    >>> X, y, _, _ = make_planted_bias(3000, random_state=0)
+    >>> X = X[["sex", "region", "edu"]].assign(approved=y)
+    >>> relation = duckdb.from_df(X)
+    >>> auditor = SituationTestingAuditor(protected="sex", protected_value="female",
+    ...                                   graph=["sex", "region", "edu"], k=30)
+    >>> cells = cell_verdicts(auditor.fit(relation, "approved"), relation, "approved")
+    >>> int(cells["n_people"].sum()) == int(((X.sex == "female") & (y == 0)).sum())
+    True
+    >>> sorted(set(cells.loc[cells.flagged, "region"]))
+    ['east', 'north']
+    """
+    return _verdicts(auditor, X, y)
+
+
+def flag_frame(auditor, X, y):
+    """``flag`` on a lazy frame: ``X`` in its engine with a boolean column ``flagged``."""
+    import narwhals as nw
+
+    table = _verdicts(auditor, X, y)
+    keys = [*auditor._frame_fit.columns, y]
+    flagged = table.loc[table["flagged"], keys]
+    terms = [nw.all_horizontal(*[nw.col(c) == python_value(v) for c, v in zip(keys, row)],
+                               ignore_nulls=False)
+             for row in flagged.itertuples(index=False, name=None)]
+    expr = nw.any_horizontal(*terms, ignore_nulls=False) if terms else nw.lit(False)
+    return to_narwhals(X).with_columns(expr.alias("flagged")).to_native()
