@@ -254,7 +254,8 @@ def _learned_graph(auditor, frame, y):
         warnings.simplefilter("ignore")  # the fit on the frame warns itself
         inner.fit(X, sample[y].rename(y))
     auditor._frame_structure_info = {**inner.structure_info_, "sample_rows": len(sample)}
-    return {y: tuple(inner.graph_[y])}
+    protected = (auditor.protected,) if inner.structure_info_.get("protected_arc") else ()
+    return {y: (*protected, *inner.q_)}  # Q as matched in memory: the weak parents left out
 
 
 def _sample(frame, n, random_state):
