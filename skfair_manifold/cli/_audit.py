@@ -11,6 +11,7 @@ from skfair_manifold.cli._io import (
     check_no_missing,
     dump_json,
     frame_to_csv,
+    is_parquet,
     join_cells,
     parse_value_like,
     read_csv,
@@ -130,7 +131,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               graph=None, alpha=None, nominal=None, ordinal=None,
               interval=None, n_bins=5, binning="mdlp", seed=None, all_rows=False, format="csv", html=None,
               html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
-              output=None, csv_escape=True):
+              output=None, csv_escape=True, flagged_rows=None):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
 
     ``alpha_test`` and ``alpha`` left at None take the auditor's defaults;
@@ -139,6 +140,23 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     """
     import numpy as np
 
+    if is_parquet(file):  # CBN-DD cell by cell through DuckDB (``_audit_parquet``)
+        from skfair_manifold.cli._audit_parquet import run_audit_parquet
+
+        options = {"alpha": alpha, "alpha_test": alpha_test}
+        options = {name: value for name, value in options.items() if value is not None}
+        options.update(k=k, tau=tau, flag_rule=flag_rule, bound=bound, fdr=fdr,
+                       fdr_method=fdr_method, causal_effect=causal_effect, nominal=nominal,
+                       ordinal=ordinal, interval=interval, n_jobs=n_jobs)
+        return run_audit_parquet(
+            file=file, decision=decision, positive_label=positive_label, protected=protected,
+            protected_value=protected_value, features=features, id=id, method=method,
+            graph_value=load_graph(graph) if graph else None, options=options,
+            all_rows=all_rows, html=html, testers=testers, flagged_rows=flagged_rows,
+            format=format, quiet=quiet, output=output, csv_escape=csv_escape)
+    if flagged_rows is not None:
+        raise CLIError("--flagged-rows is for a Parquet input; with a CSV file the output "
+                       "lists the flagged rows.")
     frame = read_csv(file, sep=sep, command="audit")
     columns = [(decision, "--decision"), (protected, "--protected")]
     if id:

@@ -241,7 +241,9 @@ def build_parser():
                     "--protected-value female --positive-label yes -k 50"))
     audit.add_argument("file", help="the CSV file, with a header line ('-' reads standard "
                                     "input); only an empty field is a missing value: "
-                                    "NA, None, null are ordinary values")
+                                    "NA, None, null are ordinary values. A Parquet file "
+                                    "is audited cell by cell through DuckDB (CBN-DD; "
+                                    "see --flagged-rows)")
     audit.add_argument("--decision", required=True, metavar="COLUMN",
                        help="the column of decisions (exactly two values)")
     audit.add_argument("--positive-label", required=True, metavar="VALUE",
@@ -350,6 +352,11 @@ def build_parser():
                             "with its distance, records, positive decisions, weight (the "
                             "probability that each of its records is a tester) and values; "
                             "the tie groups of the main output are its cells")
+    audit.add_argument("--flagged-rows", metavar="FILE",
+                       help="with a Parquet input (audited cell by cell through DuckDB, "
+                            "CBN-DD only; the output is then the table of candidate cells): "
+                            "also write the flagged rows, every column, to this Parquet "
+                            "file")
     audit.add_argument("--html-sheets", type=_positive_int, default=500, metavar="N",
                        help="with --html: sheets for at most the first N flagged people; "
                             "all are listed in the summary (default: 500)")
@@ -416,7 +423,8 @@ def main(argv=None):
     debug = args.pop("debug", False)
     outputs = [("-o/--output", args.get("output"))]  # None: standard output
     outputs += [(option, args.get(key)) for option, key in (("--html", "html"),
-                                                            ("--testers", "testers"))
+                                                            ("--testers", "testers"),
+                                                            ("--flagged-rows", "flagged_rows"))
                 if args.get(key) is not None]
     for _, output in outputs:
         if output is not None and same_file(output, [args.get("file"), args.get("graph")]):

@@ -367,7 +367,7 @@ def cell_verdicts(auditor, X, y):
     >>> int(cells["n_people"].sum()) == int(((X.sex == "female") & (y == 0)).sum())
     True
     >>> sorted(set(cells.loc[cells.flagged, "region"]))
-    ['east', 'north']
+    ['east']
     """
     return _verdicts(auditor, X, y)
 
