@@ -22,6 +22,15 @@ frame takes each row to be a fitted record (the audit of the fitted
 decisions, which the frame path is for); flags are then equal to the
 in-memory ``flag(X_fit, y_fit)``.
 
+One scan for an audit. ``fit`` keeps the cells it counted with a weak
+reference to the frame object it was given; ``flag`` and
+:func:`cell_verdicts` on that very object (and the same decision column)
+read those cells instead of counting again, so that fitting and flagging a
+frame scans it once. Another object, even over the same data, is counted
+again; a frame whose data changed since ``fit`` (a DuckDB table updated
+under the same relation) needs a new ``fit`` anyway, since the testers'
+pool is the fitted data.
+
 What a user gets back. ``flag`` returns the frame, in its own engine and
 still lazy, with a boolean column ``flagged`` (a row is flagged exactly when
 its cell is): nothing is read until the user filters, counts or writes it.
@@ -40,6 +49,7 @@ an auditor fitted on a frame.
 """
 
 import warnings
+import weakref
 
 import numpy as np
 
@@ -108,11 +118,32 @@ def is_lazy_frame(X):
 
 
 class _FrameFit:
-    """What ``fit`` on a frame keeps: the columns, the encoder and the selector."""
+    """What ``fit`` on a frame keeps: the columns, the encoder, the selector, and the
+    fitted frame's cells with a weak reference to that frame (see :func:`_frame_cells`)."""
 
-    def __init__(self, *, columns, q, records, selector, unit_of_key):
+    def __init__(self, *, columns, q, records, selector, unit_of_key, source, decision,
+                 cells):
         self.columns, self.q, self.records = columns, q, records
         self.selector, self.unit_of_key = selector, unit_of_key
+        self.source, self.decision, self.cells = source, decision, cells
+
+    def __getstate__(self):  # a weak reference does not pickle: a copy counts again
+        return {**self.__dict__, "source": None}
+
+
+def _weak(X):
+    try:
+        return weakref.ref(X)
+    except TypeError:
+        return None
+
+
+def _frame_cells(fitted, X, frame, y):
+    """The cells of ``X``: those of ``fit`` when ``X`` is the very frame object fitted
+    (one GROUP BY for the whole audit), else counted again."""
+    if fitted.source is not None and fitted.source() is X and y == fitted.decision:
+        return fitted.cells
+    return _cells(frame, fitted.columns, y)
 
 
 def _cells(frame, columns, decision):
@@ -236,7 +267,8 @@ def fit_frame(auditor, X, y):
     auditor._fit_params = {name: repr(getattr(auditor, name)) for name in FIT_PARAMS}
     auditor._rate_cache = RateCache()
     auditor._frame_fit = _FrameFit(columns=columns, q=q, records=records, selector=selector,
-                                   unit_of_key=unit_of_key)
+                                   unit_of_key=unit_of_key, source=_weak(X), decision=y,
+                                   cells=(values, counts))
     if protected not in par:
         warnings.warn(MSG_NO_ARC.format(protected=protected, decision=y), UserWarning,
                       stacklevel=4)
@@ -301,7 +333,7 @@ def _verdicts(auditor, X, y):
         if c not in names:
             raise ValueError(MSG_LAZY_COLUMN.format(what="column", column=c,
                                                     columns=_shown(names)))
-    values, counts = _cells(frame, fitted.columns, y)
+    values, counts = _frame_cells(fitted, X, frame, y)
     auditor._check_decisions(values[y])
     records = fitted.records
     Z = records.encode(_as_pandas(values, fitted.columns).to_numpy(dtype=object))

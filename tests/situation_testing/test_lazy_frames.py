@@ -74,8 +74,10 @@ def assert_same_flags(frame_of, backend, X, y, settings, graph=Q):
     data = X.assign(approved=y, rid=np.arange(len(y)))
     frame = frame_of(data)
     lazy = SituationTestingAuditor(**params).fit(frame, "approved")
-    got = _rows(lazy.flag(frame, "approved"), backend)
+    got = _rows(lazy.flag(frame, "approved"), backend)  # the fitted object: fit's cells
     np.testing.assert_array_equal(got, want)
+    fresh = _rows(lazy.flag(frame_of(data), "approved"), backend)  # counted by flag
+    np.testing.assert_array_equal(fresh, want)
     assert lazy.q_ == memory.q_ and lazy.group_sizes_ == memory.group_sizes_
     return memory, lazy, frame, want
 
@@ -201,3 +203,27 @@ def spark():
 def test_spark_flags_equal_in_memory(spark, settings):
     X, y = make_data(3000)
     assert_same_flags(lambda df: spark.createDataFrame(df), "spark", X, y, settings)
+
+
+def test_the_fitted_frame_object_is_scanned_once(monkeypatch):
+    import pickle
+
+    from skfair_manifold.situation_testing import _lazy
+
+    X, y = make_data(2000)
+    data = X.assign(approved=y)
+    relation = _duckdb(data)
+    calls = []
+    real = _lazy._cells
+    monkeypatch.setattr(_lazy, "_cells", lambda *a: calls.append(1) or real(*a))
+    auditor = SituationTestingAuditor(protected="sex", protected_value="female", graph=Q,
+                                      k=40).fit(relation, "approved")
+    first = cell_verdicts(auditor, relation, "approved")
+    auditor.flag(relation, "approved")
+    assert len(calls) == 1  # fit's cells reused for the same object
+    other = _duckdb(data)
+    pd.testing.assert_frame_equal(cell_verdicts(auditor, other, "approved"), first)
+    assert len(calls) == 2  # another object is counted again
+    copy = pickle.loads(pickle.dumps(auditor))
+    pd.testing.assert_frame_equal(cell_verdicts(copy, relation, "approved"), first)
+    assert len(calls) == 3
