@@ -30,6 +30,11 @@ Flags: on the first 1e6 rows (``--sample-rows``), the in-memory auditor on
 pandas and the frame path on the same rows (a Parquet file of them through
 DuckDB): the flagged row ids must be identical.
 
+Structure: without a graph the frame path learns Q on a sample; on the same
+first rows, Q learned on samples of 50,000 and 200,000 rows (the default
+``STRUCTURE_SAMPLE``) for ``--structure-seeds`` seeds, against the in-memory
+search on all of them (not timed).
+
 Run it under the benchmarks' lock::
 
     flock /tmp/bench.lock python benchmarks/bench_audit_lazy.py [--rows 1e8]
@@ -184,6 +189,42 @@ def flags_check(folder, pattern, sample_rows):
             "seconds_memory": t_memory, "seconds_lazy": t_lazy}
 
 
+def structure_check(folder, sample_rows, sizes, seeds):
+    """Q learned on samples of the first ``sample_rows`` rows against Q learned on them all.
+
+    The frame path without a graph learns the parents in memory on a sample
+    of ``STRUCTURE_SAMPLE`` rows drawn by the engine; this counts, per sample
+    size, the seeds whose Q equals the in-memory search's on every row.
+    """
+    import duckdb
+
+    from skfair_manifold.situation_testing import SituationTestingAuditor, _lazy
+
+    sample = folder / f"sample_{int(sample_rows)}.parquet"
+    columns = "sex, region, edu, income_band, age_band, colour, approved"
+    frame = duckdb.read_parquet(str(sample)).select(columns).df()
+    base = dict(protected="sex", protected_value="female")
+    X, y = frame.drop(columns=["approved"]), frame["approved"].to_numpy()
+    want = SituationTestingAuditor(**base).fit(X, y).q_
+    out = {"rows": len(frame), "q_all_rows": want}
+    default = _lazy.STRUCTURE_SAMPLE
+    try:
+        for size in sizes:
+            _lazy.STRUCTURE_SAMPLE = int(size)
+            found = []
+            for seed in range(seeds):
+                relation = duckdb.read_parquet(str(sample)).select(columns)
+                found.append(SituationTestingAuditor(random_state=seed, **base)
+                             .fit(relation, "approved").q_)
+            extra = sorted({c for q in found for c in q if c not in want})
+            missed = sorted({c for c in want for q in found if c not in q})
+            out[int(size)] = {"same": sum(q == want for q in found), "seeds": seeds,
+                              "extra": extra, "missed": missed}
+    finally:
+        _lazy.STRUCTURE_SAMPLE = default
+    return out
+
+
 def measure(task, pattern, repeats):
     best = None
     for _ in range(repeats):
@@ -204,6 +245,8 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--output", default=None,
                         help="also write the results (markdown) to this file")
+    parser.add_argument("--structure-seeds", type=int, default=10,
+                        help="samples per size of the structure check (0: skip it)")
     parser.add_argument("--child", default=None)
     parser.add_argument("--pattern", default=None)
     args = parser.parse_args(argv)
@@ -216,6 +259,9 @@ def main(argv=None):
     results = {task: measure(task, pattern, args.repeats)
                for task in ("bare", "fit", "flag", "audit")}
     flags = flags_check(folder, pattern, min(args.sample_rows, args.rows))
+    structure = structure_check(folder, min(args.sample_rows, args.rows),
+                                (50_000, 200_000), args.structure_seeds) \
+        if args.structure_seeds else None
     gib = 2 ** 30
     bare = results["bare"]["seconds"]
     lines = [
@@ -239,6 +285,16 @@ def main(argv=None):
     audit = results["audit"]
     lines += ["", f"Targets: audit (fit + flag) {audit['seconds'] / bare:.2f}x the bare "
               f"GROUP BY (target <= 2), peak {audit['peak'] / gib:.2f} GiB (target <= 1.5)."]
+    if structure is not None:
+        lines += ["", f"Structure without a graph, learned on samples of the first "
+                  f"{structure['rows']:,} rows (the in-memory search on all of them: Q = "
+                  f"{structure['q_all_rows']}):", "",
+                  "| sample rows | same Q | columns added | columns missed |",
+                  "|---|---|---|---|"]
+        for size, found in structure.items():
+            if isinstance(size, int):
+                lines.append(f"| {size:,} | {found['same']} of {found['seeds']} | "
+                             f"{found['extra'] or '-'} | {found['missed'] or '-'} |")
     text = "\n".join(lines) + "\n"
     print(text)
     if args.output:

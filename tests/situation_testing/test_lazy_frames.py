@@ -227,3 +227,17 @@ def test_the_fitted_frame_object_is_scanned_once(monkeypatch):
     copy = pickle.loads(pickle.dumps(auditor))
     pd.testing.assert_frame_equal(cell_verdicts(copy, relation, "approved"), first)
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("backend", sorted(BACKENDS))
+def test_structure_on_a_sample_drawn_by_the_engine(backend, monkeypatch):
+    from skfair_manifold.situation_testing import _lazy
+
+    monkeypatch.setattr(_lazy, "STRUCTURE_SAMPLE", 3000)
+    X, y = make_data(6000, seed=5)
+    frame = BACKENDS[backend](X.assign(approved=y))
+    auditor = SituationTestingAuditor(protected="sex", protected_value="female", k=40,
+                                      random_state=0).fit(frame, "approved")
+    assert 0 < auditor.structure_info_["sample_rows"] <= 3000
+    assert set(auditor.q_) == {"region", "edu"}  # the parents of the generator
+    assert auditor.group_sizes_[0] + auditor.group_sizes_[1] == 6000  # counts: every row
