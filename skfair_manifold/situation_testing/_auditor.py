@@ -340,10 +340,15 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
         Parameters
         ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-            The historical records, protected attribute included.
-        y : array-like of shape (n_samples,)
-            The historical decisions.
+        X : {array-like, DataFrame} of shape (n_samples, n_features) or lazy frame
+            The historical records, protected attribute included. A lazy or
+            distributed frame (DuckDB relation, polars ``LazyFrame``, Dask
+            or PySpark DataFrame) is fitted by one ``GROUP BY`` in its
+            engine (``method="cbn"`` only; see the User Guide's
+            :ref:`lazy_frames`).
+        y : array-like of shape (n_samples,), or str with a lazy frame
+            The historical decisions; with a lazy ``X``, the name of its
+            decision column.
 
         Returns
         -------
@@ -422,13 +427,19 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
         Parameters
         ----------
-        X : {array-like, DataFrame} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-            The decisions the people received (among the fitted ones).
+        X : {array-like, DataFrame} of shape (n_samples, n_features) or lazy frame
+            A lazy frame needs an auditor fitted on a lazy frame; its rows
+            are taken to be fitted records.
+        y : array-like of shape (n_samples,), or str with a lazy frame
+            The decisions the people received (among the fitted ones); with
+            a lazy ``X``, the name of its decision column.
 
         Returns
         -------
-        mask : ndarray of shape (n_samples,), dtype bool
+        mask : ndarray of shape (n_samples,), dtype bool, or lazy frame
+            With a lazy ``X``: ``X`` in its own engine, still lazy, with a
+            boolean column ``flagged`` (per-cell figures:
+            :func:`~skfair_manifold.situation_testing.cell_verdicts`).
         """
         check_is_fitted(self)
         if is_lazy_frame(X):
