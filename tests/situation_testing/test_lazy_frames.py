@@ -27,18 +27,25 @@ def make_data(n=5000, seed=0, bias_share=0.5):
     return X, y
 
 
+def importorskip(name):
+    """Skip when ``name`` is missing or does not import here (pyarrow wants NumPy 2)."""
+    return pytest.importorskip(name, exc_type=ImportError)
+
+
 def _duckdb(df):
-    duckdb = pytest.importorskip("duckdb")
+    duckdb = importorskip("duckdb")
     return duckdb.from_df(df)
 
 
 def _polars_lazy(df):
-    pl = pytest.importorskip("polars")
+    pl = importorskip("polars")
+    importorskip("pyarrow")  # polars hands frames to pandas through pyarrow
     return pl.from_pandas(df).lazy()
 
 
 def _dask(df):
-    dd = pytest.importorskip("dask.dataframe")
+    importorskip("pyarrow")  # dask.dataframe imports pyarrow
+    dd = importorskip("dask.dataframe")
     return dd.from_pandas(df, npartitions=3)
 
 
@@ -182,7 +189,7 @@ def test_refusals():
 
 @pytest.fixture(scope="module")
 def spark():
-    pytest.importorskip("pyspark")
+    importorskip("pyspark")
     if shutil.which("java") is None:
         pytest.skip("a local Spark session needs Java (17 or later), which is not installed")
     from pyspark.sql import SparkSession
