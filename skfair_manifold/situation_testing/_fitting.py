@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..utils._sizes import check_size
+from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
 from ._checks import (
     FIT_PARAMS,
     MSG_NO_PROTECTED,
@@ -59,6 +59,9 @@ class Fitting:
                 which="outside the protected group" if sizes[1] == 0
                 else "in the protected group"))
         self._check_k(sizes)
+        # a replicate's bootstrap weights over the rows (the replicates run at transform)
+        check_size(self.structure_bootstrap, name="structure_bootstrap", low=0,
+                   high=MAX_STRUCTURE_BOOT, bytes_per_unit=8 * n)
         if records.interval.any():
             check_size(self.n_bins, name="n_bins", low=2, high=max(n, 2), bytes_per_unit=24,
                        why=f"at most the number of rows ({n}): a bin cannot hold less than "

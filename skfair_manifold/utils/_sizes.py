@@ -16,6 +16,9 @@ MAX_BOOT = 1_000_000
 #: beyond this the exact engine is the cheaper route
 MAX_PROJECTIONS = 100_000
 
+#: replicates of the structure bootstrap at most (each learns the graph again)
+MAX_STRUCTURE_BOOT = 10_000
+
 MSG_SIZE_RANGE = (
     "{name}={value} is out of range: it must be an integer in [{low}, {high}]{why}"
     "{memory}; pass a smaller {name}."
