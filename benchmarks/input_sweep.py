@@ -17,7 +17,9 @@ the fix), or a correct result of an edge case. Each outcome is sorted into:
 A case that returns a value may also check it (``check``: None when right,
 else what is wrong), so that a wrong number is ``silent`` too; a case that
 expects a value may accept a clear refusal instead (its ``fragment``). The
-cases of the reliability issue are in ``_sweep_reliability.py``; groups
+cases of the reliability issue are in ``_sweep_reliability.py``, those of absurd
+size parameters and format characters in names (groups ``size parameters``
+and ``format characters``) in ``_sweep_sizes_names.py``; groups
 tagged ``[exact engine]``, ``[group keys]`` or ``[names]`` depend on the
 distances' dynamic range, the group engine's keys and the report's own
 names, and the last line counts them apart.
@@ -385,8 +387,10 @@ def build_cases(tmp):
          "--protected-value", "f", "--graph", str(tmp)], "error", str(tmp)))
     add("cli", "unknown command", _cli(["nope"], "error", None))
     from _sweep_reliability import add_cases
+    from _sweep_sizes_names import add_cases as add_sizes_names
 
     add_cases(add, tmp, _cli)
+    add_sizes_names(add, tmp, _cli)
     return cases
 
 
@@ -418,7 +422,8 @@ def main(argv=None):
     total = sum(counts.values())
     print(f"\n{total} cases in {time.perf_counter() - start:.1f} s: "
           + ", ".join(f"{v} {k}" for k, v in counts.items()))
-    for tag in ("[exact engine]", "[group keys]", "[names]"):
+    for tag in ("[exact engine]", "[group keys]", "[names]", "size parameters",
+                "format characters"):
         tagged = [row[0] for row in rows if tag in row[1]]
         print(f"  of which {tag}: " + ", ".join(f"{tagged.count(k)} {k}" for k in counts))
     return 0

@@ -17,6 +17,7 @@ import re
 
 import numpy as np
 
+from ..utils._visible import visible_text
 from ._witnesses import witness_cards
 
 __all__ = ["render_evidence", "render_fairness_report"]
@@ -116,19 +117,22 @@ def safe_text(value):
 
     A control character (NUL, ESC, DEL, C1 controls) or a lone surrogate is
     written as its escape (``\\x00``), so that it is neither written raw nor
-    lost. Text with right-to-left letters or directional formatting
-    characters (such as U+202E, the right-to-left override) is put between
-    U+2068 FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE, the
-    plain-text form of ``<bdi>``: whatever it holds cannot reorder the
-    text around it (the isolate's end closes every embedding and override
-    opened inside), in HTML text, attributes and SVG alike.
+    lost. A format character (Unicode category Cf: the directional
+    embeddings, overrides and isolates such as U+202E, the right-to-left
+    override, and the invisible ones such as U+200B or U+FEFF) is written as
+    its visible escape ``<U+202E>`` (:func:`~skfair_manifold.utils._visible.visible_text`),
+    so it can neither reverse the text nor hide. Text with right-to-left
+    letters (or that held a directional character) is put between U+2068
+    FIRST STRONG ISOLATE and U+2069 POP DIRECTIONAL ISOLATE, the plain-text
+    form of ``<bdi>``: it cannot reorder the text around it, in HTML text,
+    attributes and SVG alike.
     """
     if isinstance(value, SafeText):
         return value
     text = _CONTROL.sub(_escape_control, str(value))
-    if _BIDI.search(text):
-        text = FSI + text + PDI
-    return SafeText(text)
+    isolate = _BIDI.search(text) is not None
+    text = visible_text(text)
+    return SafeText(FSI + text + PDI if isolate else text)
 
 
 def _finalize(value):
@@ -142,9 +146,8 @@ def _finalize(value):
 
 def _neutral(sentence):
     """A sentence of the package that quotes names: their directional embeddings,
-    overrides and isolates escaped (``\\u202e``), so that none reorders the sentence."""
-    return SafeText(safe_text(re.sub("[\u202a-\u202e\u2066-\u2069]",
-                                     lambda m: f"\\u{ord(m.group()):04x}", str(sentence))))
+    overrides and isolates escaped (``<U+202E>``), so that none reorders the sentence."""
+    return SafeText(safe_text(visible_text(sentence)))
 
 
 def _join(items, separator=""):

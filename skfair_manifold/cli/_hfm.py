@@ -17,6 +17,7 @@ from skfair_manifold.cli._io import (
     write_text,
 )
 from skfair_manifold.metrics._group_engine import summary_label
+from skfair_manifold.utils._visible import visible_text
 
 MSG_HFM_PARQUET = (
     "{path} is a Parquet file: hfm measures distances between rows, which needs every row "
@@ -286,6 +287,6 @@ def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories
     if format == "json":
         text = dump_json(result, reasons=messages)
     else:
-        text = format_measures_table(result)
+        text = visible_text(format_measures_table(result))  # for people: names made visible
     write_text(output, text)
     return 0

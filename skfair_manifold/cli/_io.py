@@ -48,6 +48,8 @@ import os
 import sys
 import tempfile
 
+from skfair_manifold.utils._visible import visible_text
+
 MSG_PANDAS = (
     "the {command} command reads CSV files with pandas, which is not installed: "
     "pip install 'skfair_manifold[pandas]'."
@@ -594,8 +596,13 @@ def escape_cell(value):
     """``value`` with a leading quote when a spreadsheet would read it as a formula.
 
     Only text is escaped, and only when it is not a plain number: ``-0.25``
-    stays a number, ``=1+2`` becomes ``'=1+2``.
+    stays a number, ``=1+2`` becomes ``'=1+2``. Its format characters (a
+    right-to-left override U+202E, a zero-width space U+200B, ...) are
+    written as visible escapes ``<U+202E>`` (:func:`~skfair_manifold.utils._visible.visible_text`),
+    so that a spreadsheet cannot show a name reversed or two names alike.
     """
+    if isinstance(value, str):
+        value = visible_text(value)
     if isinstance(value, str) and value.startswith(FORMULA_START) \
             and not _is_number_text(value):
         return "'" + value
@@ -673,7 +680,10 @@ def dump_json(payload, *, reasons=(), digits=JSON_DIGITS):
     Every value that was undefined is ``null`` and listed under
     ``"undefined"`` with its reason: the first of ``reasons`` (warning
     messages) that names the value's last key, else "undefined on the data
-    given".
+    given". Text stays faithful to the data: a format character in a name
+    (U+202E, U+200B, ...) is written as its JSON escape (``"\\u202e"``,
+    ``json.dumps``'s ``ensure_ascii``), never raw, so that no viewer of the
+    file shows it reversed or hidden, and every JSON reader gets it back.
     """
     undefined = {}
     clean = json_safe(payload, digits=digits, undefined=undefined)
@@ -688,4 +698,4 @@ def dump_json(payload, *, reasons=(), digits=JSON_DIGITS):
             explained[where] = reason or "undefined on the data given"
         clean["undefined"] = explained
     clean.setdefault("digits", digits)
-    return json.dumps(clean, indent=2, allow_nan=False) + "\n"
+    return json.dumps(clean, indent=2, allow_nan=False, ensure_ascii=True) + "\n"

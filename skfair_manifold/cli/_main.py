@@ -405,8 +405,17 @@ def main(argv=None):
     """Run the command line on ``argv`` (``sys.argv[1:]`` by default); return the exit code.
 
     argparse's own exits (``--help``, ``--version``, usage errors) raise
-    ``SystemExit`` with codes 0 and 2, as everywhere.
+    ``SystemExit`` with codes 0 and 2, as everywhere. Every message on
+    standard error shows the format characters of a name (U+202E, U+200B,
+    ...) as visible escapes ``<U+202E>`` (:mod:`skfair_manifold.utils._visible`).
     """
+    from skfair_manifold.utils._visible import visible_stderr
+
+    with visible_stderr():
+        return _main(argv)
+
+
+def _main(argv):
     parser = build_parser()
     args = vars(parser.parse_args(argv))
     from skfair_manifold.cli._io import (

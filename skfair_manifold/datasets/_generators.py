@@ -13,6 +13,8 @@ import numbers
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
+from ..utils._memory import check_allocation
+from ..utils._sizes import check_size
 from ..utils._sklearn_compat import Interval, validate_params
 from ..utils._typing import RandomStateLike
 
@@ -214,6 +216,11 @@ def make_biased_decisions(
     >>> X.shape, y.shape, A.shape
     ((100, 6), (100,), (100, 3))
     """
+    # the features (float64) and the decisions and groups, per row; before any draw
+    check_size(n_samples, name="n_samples", low=10, bytes_per_unit=8 * 9)
+    check_size(n_features, name="n_features", low=1, bytes_per_unit=8 * 10)
+    check_allocation(8 * n_samples * (n_features + 8), what=f"n_samples={n_samples} rows of "
+                     f"n_features={n_features} features", fix="ask for fewer rows or features.")
     if n_informative > n_features:
         raise ValueError(MSG_INFORMATIVE.format(n_informative=n_informative,
                                                 n_features=n_features))

@@ -19,6 +19,8 @@ decision in the other regions are not.
 
 import numpy as np
 
+from ..utils._sizes import check_size
+
 REGIONS = np.array(["north", "east", "south", "west", "centre"], dtype=object)
 REGION_EFFECT = np.array([0.3, -0.2, 0.0, 0.4, -0.4])
 BIASED_REGIONS = ("north", "east")
@@ -67,7 +69,8 @@ def make_planted_bias(n_samples=6000, *, bias_share=0.5, random_state=0):
     import pandas as pd
 
     rng = np.random.RandomState(random_state)
-    n = n_samples
+    # seven columns and the decisions, ground truth and mask: about 11 floats a row
+    n = check_size(n_samples, name="n_samples", low=1, bytes_per_unit=8 * 11)
     female = rng.rand(n) < 0.45
     region = rng.randint(0, REGIONS.shape[0], n)
     edu = np.clip(np.round(rng.normal(2.0, 1.1, n)), 0, 4)

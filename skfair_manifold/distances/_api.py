@@ -13,6 +13,7 @@ from sklearn.utils import Bunch
 
 from skfair_manifold.utils._sklearn_compat import Interval, StrOptions, validate_params
 from skfair_manifold.utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
+from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
 from skfair_manifold.utils._validation import (
     MSG_TOO_FEW_ROWS,
     check_features,
@@ -307,6 +308,7 @@ def _approx(X, y, codes, names, groups, *, m1, m2, n_vectors, random_state, n_jo
             candidates):
     n = X.shape[0]
     m2_used = resolve_settings(n, X.shape[1], m2, n_vectors)
+    check_size(m1, name="m1", high=MAX_PROJECTIONS, bytes_per_unit=8 * n * n_vectors)
     out = approx_row_distances(X, y, codes, m1=m1, m2=m2_used, n_vectors=n_vectors,
                                random_state=random_state, n_jobs=n_jobs, reduce=reduce,
                                candidates=candidates)

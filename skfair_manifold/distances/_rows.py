@@ -29,6 +29,7 @@ from skfair_manifold.distances._numerics import distance_features, min_max
 from skfair_manifold.distances._reuse import exact_rows
 from skfair_manifold.distances._sample_size import MIN_CHECKS, adaptive_sample
 from skfair_manifold.distances._witnesses import witnesses
+from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
 from skfair_manifold.utils._validation import (
     MSG_LENGTH,
     MSG_TOO_FEW_ROWS,
@@ -124,6 +125,7 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         rows = exact_rows(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
         stats = exact_statistics(rows)
     else:
+        check_size(m1, name="m1", high=MAX_PROJECTIONS, bytes_per_unit=8 * n * n_vectors)
         rng = check_random_state(random_state)
         # The same vectors for both labels: D and D_f differ only by the label.
         W = draw_projections(p + 1, m1, n_vectors, rng)

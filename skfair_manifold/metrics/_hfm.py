@@ -18,6 +18,7 @@ from sklearn.utils import Bunch
 
 from ..distances._rows import row_distances
 from ..utils._docstring import Substitution
+from ..utils._sizes import MAX_BOOT, check_size
 from ..utils._sklearn_compat import validate_params
 from ..utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
 from ._common import UndefinedFairnessWarning
@@ -61,6 +62,9 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
     del want_avg  # both means come with the row distances
     if X is None:
         raise TypeError(MSG_X_REQUIRED)
+    # a replicate's weights and means: n + 4 floats (before any distance is computed)
+    check_size(n_boot, name="n_boot", low=0, high=MAX_BOOT,
+               bytes_per_unit=8 * (len(y_true) + 4))
     found = row_distances(X, (y_true, y_pred), sensitive_features, method=method,
                           scale=scale, m1=m1, m2=m2, n_vectors=n_vectors,
                           random_state=random_state, n_jobs=n_jobs, candidates=candidates,

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
 from ..utils._validation import (
@@ -45,8 +46,6 @@ from ._report_object import FairnessReport, headline
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
 
-#: more replicates than this change no percentile interval a reader could see
-MAX_BOOT = 1_000_000
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
 

@@ -56,8 +56,8 @@ MSG_UNKNOWN_DECISION = (
     "pass the decisions in the coding used at fit."
 )
 MSG_K_TOO_LARGE = (
-    "k={k} is larger than the {which} group ({size} rows): there are not k testers to draw. "
-    "Lower k."
+    "k={k} is larger than the {which} group ({size} rows): there are not k testers to draw "
+    "(k must be in [1, {size}]). Lower k."
 )
 MSG_FITTED_ROWS = (
     "fitted_rows must hold one position in the fitted data (0 .. {n_fit}, or -1 for a person "

@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ..utils._memory import check_allocation
+from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
 from ._checks import (
     FIT_PARAMS,
     MSG_NO_PROTECTED,
@@ -60,10 +60,13 @@ class Fitting:
                 which="outside the protected group" if sizes[1] == 0
                 else "in the protected group"))
         self._check_k(sizes)
-        if self.binning == "quantile" and records.interval.any():
-            check_allocation(24 * (self.n_bins + 1), what=f"n_bins={self.n_bins} quantiles "
-                             "of a column", fix=f"use an n_bins of at most the number of rows "
-                             f"({n}): a bin cannot hold less than one row.")
+        # a replicate's bootstrap weights over the rows (the replicates run at transform)
+        check_size(self.structure_bootstrap, name="structure_bootstrap", low=0,
+                   high=MAX_STRUCTURE_BOOT, bytes_per_unit=8 * n)
+        if records.interval.any():
+            check_size(self.n_bins, name="n_bins", low=2, high=max(n, 2), bytes_per_unit=24,
+                       why=f"at most the number of rows ({n}): a bin cannot hold less than "
+                       "one row")
         records.fit_bins(positive, n_bins=self.n_bins, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}

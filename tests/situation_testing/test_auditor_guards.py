@@ -84,10 +84,12 @@ def test_pairwise_refuses_a_matrix_beyond_the_memory_limit(data, monkeypatch):
         fitted.pairwise(X)
 
 
-def test_huge_n_bins_is_refused_with_the_size_needed(data):
+@pytest.mark.parametrize("binning", ["quantile", "mdlp"])
+def test_huge_n_bins_is_refused_with_the_size_needed(data, binning):
     X, y = data
     Xc = X.assign(income=np.random.default_rng(1).random(len(X)))
-    with pytest.raises(ValueError, match="n_bins=1000000000 quantiles of a column would "
-                                         "need 22.4 GiB.*at most the number of rows \\(600\\)"):
-        auditor(method="cbn", n_bins=10**9, binning="quantile",
+    with pytest.raises(ValueError, match="n_bins=1000000000 is out of range: it must be an "
+                                         "integer in \\[2, 600\\] \\(at most the number of "
+                                         "rows \\(600\\).*would need 22.4 GiB"):
+        auditor(method="cbn", n_bins=10**9, binning=binning,
                 graph={"decision": ["income", "s0"]}).fit(Xc, y)
