@@ -117,8 +117,8 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         auditor.fit(X, y)
+        scores = auditor.transform(X) if all_rows else None  # first: report reuses them
         report = auditor.report(X, y)
-        scores = auditor.transform(X) if all_rows else None
     progress.update(X.shape[0])
     progress.close()
     notes = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))

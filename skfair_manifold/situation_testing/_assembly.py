@@ -27,7 +27,9 @@ class EvidenceAssembly:
         self._check_decisions(y)
         fitted_rows = self._fitted_rows(fitted_rows, Z, y)
         self_unit = self._units.lookup(Z)
-        out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit)
+        candidate = self._group(Z) & ~self._positive(y)  # no other row can be flagged
+        out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit,
+                                            rows=np.flatnonzero(candidate))
         mask, q, cutoff = self._decide(out, Z, y, n_eff_all)
         rows = np.flatnonzero(mask)
         sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
@@ -53,7 +55,6 @@ class EvidenceAssembly:
         own = np.where((own >= 0) & (self_unit >= 0)
                        & (self._units.unit_of_row[np.maximum(own, 0)] == self_unit), own,
                        unit_own)
-        candidate = self._group(Z) & ~self._positive(y)
         audit = {"candidate": candidate, "flagged": mask,
                  "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
                  "verdict_reason": reason}

@@ -181,6 +181,15 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         of them is ``"fragile"``. Each replicate costs one structure search
         (and, where its Q differs, one selector), so it is off by default;
         ``random_state`` seeds the samples.
+    algorithm : {"auto", "kd_tree", "brute"}, default="auto"
+        How KNN-DD finds the testers (read at fit; CBN-DD ignores it), as in
+        :class:`sklearn.neighbors.NearestNeighbors`: ``"brute"`` computes
+        every candidate's distance to every record; ``"kd_tree"`` searches
+        an exact nearest-neighbour index (Luong et al.'s distance is an L1
+        distance once nominal columns are one-hot coded), so that the cost
+        grows as ``n log n``; ``"auto"`` takes the index on a group of at
+        least 4,096 distinct records with at most 48 coded columns. The
+        testers, rates and flags are the same.
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.
@@ -318,7 +327,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         nominal: list | None = None, ordinal: list | None = None,
         interval: list | None = None, n_bins: int = 5,
         binning: Literal["mdlp", "quantile"] = "mdlp", structure_bootstrap: int = 0,
-        n_jobs: int | None = None,
+        algorithm: Literal["auto", "kd_tree", "brute"] = "auto", n_jobs: int | None = None,
         random_state: Any = None,
     ) -> None:
         self.protected, self.protected_value = protected, protected_value
@@ -330,7 +339,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.smoothing, self.causal_effect = smoothing, causal_effect
         self.nominal, self.ordinal, self.interval = nominal, ordinal, interval
         self.n_bins, self.binning = n_bins, binning
-        self.structure_bootstrap = structure_bootstrap
+        self.structure_bootstrap, self.algorithm = structure_bootstrap, algorithm
         self.n_jobs, self.random_state = n_jobs, random_state
 
 
@@ -447,7 +456,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         X, y = self._validate(X, y)
         Z = self._encode(X)
         self._check_decisions(y)
-        out, _, n_eff = self._rates(Z)
+        candidate = self._group(Z) & ~self._positive(y)  # no other row can be flagged
+        out, _, n_eff = self._rates(Z, rows=np.flatnonzero(candidate))
         return self._decide(out, Z, y, n_eff)[0]
 
     def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:

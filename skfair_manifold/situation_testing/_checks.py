@@ -73,7 +73,7 @@ MSG_REFIT = (
 FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
               "structure", "alpha", "structure_test", "max_depth", "smoothing",
               "causal_effect", "nominal", "ordinal", "interval", "n_bins", "binning",
-              "random_state")
+              "algorithm", "random_state")
 
 PARAMETER_CONSTRAINTS = {
     "protected": "no_validation",
@@ -101,6 +101,7 @@ PARAMETER_CONSTRAINTS = {
     "n_bins": [Interval(numbers.Integral, 2, None, closed="left")],
     "binning": [StrOptions(set(BINNINGS))],
     "structure_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
+    "algorithm": [StrOptions({"auto", "kd_tree", "brute"})],
     "n_jobs": [numbers.Integral, None],
     "random_state": ["random_state"],
 }

@@ -55,7 +55,8 @@ class RateCache:
     """The last rates computed (``SituationTestingAuditor._rates``) and a pass counter."""
 
     def __init__(self):
-        self.key, self.value, self.passes = None, None, 0
+        self.key, self.value, self.passes, self.rows = None, None, 0, None
+        self.rows_computed = 0  # rows whose rates were computed, over every pass
 
 
 class FlagCore:
@@ -76,21 +77,41 @@ class FlagCore:
             return out, n, n_eff
         return out
 
-    def _rates(self, Z, self_unit=None):
-        """``_transform`` of every row, kept for the next call on the same rows.
+    def _rates(self, Z, self_unit=None, rows=None):
+        """``_transform`` of every row (or of ``rows`` only), kept for the next call.
 
         ``flag`` then ``report`` (or ``report`` then ``flag``) on the same
         rows compute the rates once; ``_rate_cache.passes`` counts the
         passes. The cache is one object made at ``fit`` and filled in place,
         so the public methods leave the estimator's attributes unchanged.
+        ``rows`` (the candidates, for ``flag`` and ``report``): the other
+        rows' rates are NaN, and not computed; a later call for more rows
+        computes only those not kept (``rows_computed`` counts the rows
+        computed over all passes).
         """
         key = (hashlib.blake2b(np.ascontiguousarray(Z).tobytes(), digest_size=16).digest(),
                Z.shape, self.k, self._alpha_test(), self.bound)
         cache = self._rate_cache
-        if cache.key == key:
+        if cache.key == key and (cache.rows is None or (
+                rows is not None and np.isin(rows, cache.rows).all())):
             return cache.value
-        res = self._transform(Z, self_unit=self_unit, counts=True)
+        if self_unit is None:
+            self_unit = self._units.lookup(Z)
+        if cache.key == key:  # some rows kept: compute the others only
+            todo = np.setdiff1d(np.arange(Z.shape[0]) if rows is None else rows, cache.rows)
+            res = tuple(part.copy() for part in cache.value)
+            want = np.union1d(cache.rows, todo)
+        else:
+            todo = np.arange(Z.shape[0]) if rows is None else np.asarray(rows, dtype=np.intp)
+            res, want = None, todo
+        some = self._transform(Z[todo], self_unit=self_unit[todo], counts=True)
+        if res is None:
+            res = tuple(np.full((Z.shape[0],) + part.shape[1:], np.nan) for part in some)
+        for whole, part in zip(res, some):
+            whole[todo] = part
         cache.key, cache.value, cache.passes = key, res, cache.passes + 1
+        cache.rows = None if want.shape[0] == Z.shape[0] else want
+        cache.rows_computed += todo.shape[0]
         return res
 
     def _decide(self, out, Z, y, n_eff):

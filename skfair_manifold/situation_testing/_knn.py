@@ -20,15 +20,26 @@ seed or row order.
 Speed comes from two exact reductions: identical records (every column and
 the decision) are one *unit* with a count, and queries with the same profile
 share one row of distances, computed as one matrix product with indicator
-columns when the attributes have few values.
+columns when the attributes have few values. A side with many units (mixed
+records with continuous columns: about one unit per record) is searched
+through an exact nearest-neighbour index instead (``_knn_index``), which
+finds the same testers without the full rows, so that the cost grows as
+``n log n`` rather than ``n ** 2``.
+
+Memory: a block of queries holds at most ``_CHUNK_CELLS`` distance cells, and
+fewer when scikit-learn's ``working_memory`` (MiB per worker, set with
+:func:`sklearn.config_context`) is smaller.
 """
 
 import numpy as np
 
+from ..utils._parallel import working_memory_bytes
 from ._blocks import expand_to_queries, run_blocks
+from ._knn_index import EXTRA, MAX_DIM, MIN_UNITS, SideIndex, embedding_width
 
 _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distance cells per block: bounded memory
+_BYTES_PER_CELL = 48  # the distance, the copies, and the masks and sums of expected_k
 _MAX_ONEHOT = 1024  # above this many attribute values, distances are summed column by column
 
 
@@ -148,10 +159,17 @@ class KNNSelector:
     ranges : ndarray of shape (r,)
     rows_of_unit : callable
         Unit id -> its fitted rows (for the evidence).
+    algorithm : {"auto", "kd_tree", "brute"}, default="auto"
+        ``"brute"``: full rows of distances; ``"kd_tree"``: the exact index
+        on every side with more than ``k + 1 + EXTRA`` units; ``"auto"``: the
+        index on a side of at least ``MIN_UNITS`` units whose embedding has
+        at most ``MAX_DIM`` columns. The testers are the same.
     """
 
-    def __init__(self, R, unit_count, unit_group, unit_pos, nominal, ranges, rows_of_unit):
+    def __init__(self, R, unit_count, unit_group, unit_pos, nominal, ranges, rows_of_unit,
+                 algorithm="auto"):
         r = R.shape[1]
+        self.algorithm = algorithm
         self.rows_of_unit = rows_of_unit
         self.nominal = nominal
         scale = np.where(nominal, 1.0, 1.0 / np.where(ranges > 0, ranges, 1.0))
@@ -173,8 +191,22 @@ class KNNSelector:
                 "col_of_unit": col_of_unit,
                 "onehot_T": (onehot(self.profiles[unit_prof[u]], self.domains).T.copy()
                              if self.use_onehot else None),
-                "P": None if self.use_onehot else self.profiles[unit_prof[u]],
+                "P": self.profiles[unit_prof[u]],
+                "index": None,
             })
+        self.width = embedding_width(self.domains, nominal)
+
+    def _uses_index(self, side, k):
+        n_units = side["units"].shape[0]
+        if self.algorithm == "brute" or n_units <= k + 1 + EXTRA:
+            return False
+        return self.algorithm == "kd_tree" or (n_units >= MIN_UNITS and self.width <= MAX_DIM)
+
+    def _index(self, side):
+        if side["index"] is None:  # built once, before the blocks run (no race)
+            side["index"] = SideIndex(side["P"], side["count"], side["pos"], self.domains,
+                                      self.weights, self.nominal)
+        return side["index"]
 
     # --- the selector interface --------------------------------------------------------
     def rates(self, Qr, self_unit, k, *, n_jobs=None, cells=False):
@@ -215,11 +247,16 @@ class KNNSelector:
             col = np.where(self_unit >= 0, side["col_of_unit"][np.maximum(self_unit, 0)], -1)
             keys, inv = np.unique(np.column_stack([q_prof, col]), axis=0, return_inverse=True)
             inv = inv.reshape(-1)
-            n_cols = side["units"].shape[0]
-            rows_per_block = max(1, _CHUNK_CELLS // max(n_cols, 1))
+            tree = self._uses_index(side, k)
+            n_cols = k + 1 + EXTRA if tree else side["units"].shape[0]
+            cells_per_block = min(_CHUNK_CELLS, working_memory_bytes() // _BYTES_PER_CELL)
+            rows_per_block = max(1, cells_per_block // max(n_cols, 1))
+            if tree:
+                self._index(side)
+                rows_per_block = min(rows_per_block, 8192)  # blocks for the workers
             tasks = [(uq, keys[i:i + rows_per_block], s, k, cells)
                      for i in range(0, keys.shape[0], rows_per_block)]
-            out = run_blocks(self._block, tasks, n_jobs=n_jobs)
+            out = run_blocks(self._tree_block if tree else self._block, tasks, n_jobs=n_jobs)
             if out:
                 kpos = np.concatenate([o[0] for o in out])
                 kn = np.concatenate([o[1] for o in out])
@@ -271,6 +308,10 @@ class KNNSelector:
         ki, ci = np.nonzero(below | tie)
         weight = np.where(below[ki, ci], 1.0, frac[ki])
         return pos_k, n_k, w2, (ki, ci, D[ki, ci], count[ki, ci], weight)
+
+    def _tree_block(self, task):
+        uq, keys, s, k, cells = task
+        return self.sides[s]["index"].testers(uq[keys[:, 0]], keys[:, 1], k, cells=cells)
 
     def _terms(self, Q):
         """Per-attribute distance from each query to each fitted value, (m, sum |dom|)."""

@@ -141,7 +141,8 @@ class KNNMethod(SelectorMethod):
         q, first = self.q, units.first_row
         self.selector = KNNSelector(Z[first][:, q], units.count, data.group[first],
                                     data.positive[first], records.nominal[q],
-                                    records.ranges[q], units.rows)
+                                    records.ranges[q], units.rows,
+                                    algorithm=data.params.get("algorithm", "auto"))
         self.graph, self.structure_info, self.protected_arc = None, {}, None
         self.bytes_per_pair = 16
 

@@ -249,12 +249,16 @@ def test_report_after_flag_does_not_recompute_the_rates():
     flags = est.flag(X, y)
     assert est._rate_cache.passes == 1
     rep = est.report(X, y)
-    out = est.transform(X)
     assert est._rate_cache.passes == 1
+    candidates = ((X["sex"] == "f").to_numpy() & (np.asarray(y) == 0)).sum()
+    assert est._rate_cache.rows_computed == candidates  # flag computes the candidates only
+    out = est.transform(X)  # the other rows, each once
+    assert est._rate_cache.passes == 2
+    assert est._rate_cache.rows_computed == len(X)
     np.testing.assert_array_equal(rep.summary["row"], np.flatnonzero(flags))
     out[:] = 0.0  # the caller's copy, not the cache
     est.flag(X.iloc[:100], y[:100])
-    assert est._rate_cache.passes == 2
+    assert est._rate_cache.passes == 3
     np.testing.assert_array_equal(est.flag(X, y), flags)
 
 

@@ -6,6 +6,11 @@
   the tie-broken rates over all equally likely choices.
 * Invariance under random_state and row permutation of transform, flag and
   report.
+
+KNN-DD's tests run on both of its paths (``algorithm="brute"``, the full
+distance rows, and ``"kd_tree"``, the exact index): these data are small
+integer codes, so that most testers come from tie groups larger than the
+index's first query and go through its radius query.
 """
 
 from itertools import combinations, product
@@ -64,12 +69,16 @@ def knn_reference(X, y, k, nominal):
     return out
 
 
+ALGORITHMS = pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
+
+
+@ALGORITHMS
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("k", [1, 5, 17])
-def test_knn_matches_brute_force(seed, k):
+def test_knn_matches_brute_force(seed, k, algorithm):
     X, y = make_data(seed)
     est = SituationTestingAuditor(protected=0, protected_value=1, method="knn", k=k,
-                                  nominal=[3, 4], ordinal=[1, 2]).fit(X, y)
+                                  nominal=[3, 4], ordinal=[1, 2], algorithm=algorithm).fit(X, y)
     got = est.transform(X)
     ref = knn_reference(X, y, k, [False, False, False, True, True])
     rows = comparable_rows(X, y)
@@ -77,12 +86,13 @@ def test_knn_matches_brute_force(seed, k):
     np.testing.assert_allclose(got[:, 2], got[:, 0] - got[:, 1])
 
 
-def test_knn_expectation_equals_the_mean_over_every_tie_break():
+@ALGORITHMS
+def test_knn_expectation_equals_the_mean_over_every_tie_break(algorithm):
     X, y = make_data(11, n=40)
     k = 4
     nominal = [False, False, False, True, True]
     est = SituationTestingAuditor(protected=0, protected_value=1, method="knn", k=k,
-                                  nominal=[3, 4], ordinal=[1, 2]).fit(X, y)
+                                  nominal=[3, 4], ordinal=[1, 2], algorithm=algorithm).fit(X, y)
     got = est.transform(X)
     rows = comparable_rows(X, y)
     checked = 0
@@ -256,16 +266,18 @@ PERM_KW = dict(protected=0, protected_value=1, k=6, graph=[0, 1, 2], ordinal=[1,
                fdr=None)
 
 
-@pytest.mark.parametrize("method", ["knn", "cbn"])
+@pytest.mark.parametrize("method", ["knn", "cbn", "knn-kd_tree"])
 def test_same_results_for_any_seed_and_any_row_order(method):
     X, y = make_data(5)
-    base = SituationTestingAuditor(method=method, random_state=0, **PERM_KW).fit(X, y)
+    method, _, algorithm = method.partition("-")
+    kw = dict(PERM_KW, algorithm=algorithm or "auto")
+    base = SituationTestingAuditor(method=method, random_state=0, **kw).fit(X, y)
     out, flags = base.transform(X), base.flag(X, y)
     rep = base.report(X, y)
     assert len(rep) > 0
     for seed in (1, 2, 12345):
         perm = np.random.RandomState(seed).permutation(X.shape[0])
-        est = SituationTestingAuditor(method=method, random_state=seed, **PERM_KW)
+        est = SituationTestingAuditor(method=method, random_state=seed, **kw)
         est.fit(X[perm], y[perm])
         np.testing.assert_array_equal(est.transform(X[perm]), out[perm])
         np.testing.assert_array_equal(est.flag(X[perm], y[perm]), flags[perm])
@@ -282,19 +294,22 @@ def test_same_results_for_any_seed_and_any_row_order(method):
                 assert mine == pytest.approx(theirs)
 
 
-def test_n_jobs_does_not_change_results():
+@pytest.mark.parametrize("algorithm", ["auto", "kd_tree"])
+def test_n_jobs_does_not_change_results(algorithm):
     X, y = make_data(6, n=300)
-    kw = dict(protected=0, protected_value=1, method="knn", k=10)
+    kw = dict(protected=0, protected_value=1, method="knn", k=10, algorithm=algorithm)
     one = SituationTestingAuditor(n_jobs=1, **kw).fit(X, y).transform(X)
     two = SituationTestingAuditor(n_jobs=2, **kw).fit(X, y).transform(X)
     np.testing.assert_array_equal(one, two)
 
 
-@pytest.mark.parametrize("method", ["knn", "cbn"])
+@pytest.mark.parametrize("method", ["knn", "cbn", "knn-kd_tree"])
 def test_report_lists_the_testers_behind_the_rates(method):
     X, y = make_data(8, n=200)
+    method, _, algorithm = method.partition("-")
     est = SituationTestingAuditor(protected=0, protected_value=1, method=method, k=8,
-                                  graph=[0, 1, 3], tau=0.0, flag_rule="tau").fit(X, y)
+                                  graph=[0, 1, 3], tau=0.0, flag_rule="tau",
+                                  algorithm=algorithm or "auto").fit(X, y)
     out = est.transform(X)
     flags = est.flag(X, y)
     rep = est.report(X, y)
