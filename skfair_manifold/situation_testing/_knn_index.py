@@ -40,6 +40,9 @@ MIN_UNITS = 4096
 #: ... whose embedding has at most this many columns (a KD-tree degrades with
 #: the dimension; above it the full rows are as fast).
 MAX_DIM = 48
+#: A part (units sharing their nominal values) gets a tree of its own above
+#: four times this many units.
+MIN_PART = 64
 
 
 def embedding_width(domains, nominal):
@@ -121,7 +124,16 @@ def expected_from_pairs(row, D, count, pos, kk, b):
 
 
 class SideIndex:
-    """The KD-tree over one side's units, and the exact testers it finds.
+    """The KD-trees over one side's units, and the exact testers they find.
+
+    Two stages. Units sharing their nominal values form a *part*; within a
+    part the distance is the ordinal and interval columns' L1 distance
+    alone, a tree of few dimensions that answers fast. A query whose ``k``-th
+    distance in its own part is below the cost of the cheapest nominal
+    mismatch (``min`` of the nominal weights) has every tester in that part
+    (any other unit differs in a nominal value, which costs more), and is
+    done; the others (small parts, unseen values, far testers) go through
+    the tree of the whole side, as the module's docstring says.
 
     Parameters
     ----------
@@ -137,6 +149,19 @@ class SideIndex:
         self.P, self.count, self.pos = P, count, pos
         self.domains, self.weights, self.nominal = domains, weights, nominal
         self.tree = KDTree(embed(P, domains, weights, nominal), metric="manhattan")
+        self.nom = np.flatnonzero(nominal)
+        self.cont = np.flatnonzero(~nominal)
+        self.parts = {}
+        if self.nom.size and self.cont.size:
+            self.min_mismatch = float(weights[self.nom].min())
+            keys, part = np.unique(P[:, self.nom], axis=0, return_inverse=True)
+            part = part.reshape(-1)
+            for p, key in enumerate(keys):
+                units = np.flatnonzero(part == p)
+                if units.shape[0] > 4 * MIN_PART:
+                    self.parts[tuple(key.tolist())] = (
+                        units, KDTree(P[units][:, self.cont] * weights[self.cont],
+                                      metric="manhattan"))
 
     def _pairs(self, Qp, self_col, row, col):
         """Exact distance and available copies of the pairs (row, col)."""
@@ -144,32 +169,76 @@ class SideIndex:
         count = self.count[col] - (col == self_col[row])
         return D, count
 
-    def testers(self, Qp, self_col, k, *, cells=False):
-        """The full path's ``expected_k`` for queries ``Qp`` (b, r), found through the tree.
+    def _in_parts(self, Qp, self_col, k, kk):
+        """Stage 1: the rows settled in their own part, with their candidate pairs."""
+        b = Qp.shape[0]
+        done = np.zeros(b, dtype=bool)
+        rows, cols = [], []
+        if not self.parts:
+            return done, rows, cols
+        keys, inv = np.unique(Qp[:, self.nom], axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        for p, key in enumerate(keys):
+            found = self.parts.get(tuple(key.tolist()))
+            if found is None:
+                continue
+            units, tree = found
+            q = np.flatnonzero(inv == p)
+            m = min(k + 1 + EXTRA, units.shape[0])
+            if m < k + 1:
+                continue
+            dist, idx = tree.query(Qp[q][:, self.cont] * self.weights[self.cont], k=m)
+            row = np.repeat(np.arange(q.shape[0]), m)
+            col = units[idx.ravel()]
+            D, count = self._pairs(Qp[q], self_col[q], row, col)
+            _, d_k, _, _ = expected_from_pairs(row, D, count, self.pos[col], kk[q], q.shape[0])
+            ok = ((dist[:, -1] > d_k + _SLACK) | (m == units.shape[0])) \
+                & (d_k < self.min_mismatch - _SLACK)
+            take = ok[row]
+            rows.append(q[row[take]])
+            cols.append(col[take])
+            done[q[ok]] = True
+        return done, rows, cols
 
-        ``self_col[i]`` is the unit (of this side) one copy of which query
-        ``i`` is, or -1. Returns ``pos_k, n_k, w2`` and, with ``cells``, the
-        pairs taken (query, unit, distance, copies, weight) by query then unit.
-        """
-        b, n_units = Qp.shape[0], self.P.shape[0]
-        total = self.count.sum()
-        kk = np.minimum(float(k), total - (self_col >= 0))
-        E = embed(Qp, self.domains, self.weights, self.nominal)
+    def _in_side(self, Qp, self_col, k, kk, rest):
+        """Stage 2: rows ``rest`` through the tree of the whole side (and its radius query)."""
+        n_units = self.P.shape[0]
+        E = embed(Qp[rest], self.domains, self.weights, self.nominal)
         m = min(k + 1 + EXTRA, n_units)
         dist, idx = self.tree.query(E, k=m, return_distance=True, sort_results=True)
+        b = rest.shape[0]
         row = np.repeat(np.arange(b), m)
         col = idx.ravel()
-        D, count = self._pairs(Qp, self_col, row, col)
-        pos_k, d_k, frac, w2 = expected_from_pairs(row, D, count, self.pos[col], kk, b)
-        short = np.flatnonzero((dist[:, -1] <= d_k + _SLACK) & (m < n_units) & (kk > 0))
+        D, count = self._pairs(Qp[rest], self_col[rest], row, col)
+        _, d_k, _, _ = expected_from_pairs(row, D, count, self.pos[col], kk[rest], b)
+        short = np.flatnonzero((dist[:, -1] <= d_k + _SLACK) & (m < n_units) & (kk[rest] > 0))
         if short.size:  # a tie group beyond the extra units: take every unit within d_k
             found = self.tree.query_radius(E[short], r=d_k[short] + _SLACK)
             sizes = np.array([f.shape[0] for f in found])
             keep_rows = np.isin(row, short, invert=True)
             row = np.concatenate([row[keep_rows], np.repeat(short, sizes)])
             col = np.concatenate([col[keep_rows], *found]).astype(np.intp)
-            D, count = self._pairs(Qp, self_col, row, col)
-            pos_k, d_k, frac, w2 = expected_from_pairs(row, D, count, self.pos[col], kk, b)
+        return rest[row], col
+
+    def testers(self, Qp, self_col, k, *, cells=False):
+        """The full path's ``expected_k`` for queries ``Qp`` (b, r), found through the trees.
+
+        ``self_col[i]`` is the unit (of this side) one copy of which query
+        ``i`` is, or -1. Returns ``pos_k, n_k, w2`` and, with ``cells``, the
+        pairs taken (query, unit, distance, copies, weight) by query then unit.
+        """
+        b = Qp.shape[0]
+        kk = np.minimum(float(k), self.count.sum() - (self_col >= 0))
+        done, rows, cols = self._in_parts(Qp, self_col, k, kk)
+        rest = np.flatnonzero(~done)
+        if rest.size:
+            r, c = self._in_side(Qp, self_col, k, kk, rest)
+            rows.append(r)
+            cols.append(c)
+        row = np.concatenate(rows).astype(np.intp)
+        col = np.concatenate(cols).astype(np.intp)
+        D, count = self._pairs(Qp, self_col, row, col)
+        pos_k, d_k, frac, w2 = expected_from_pairs(row, D, count, self.pos[col], kk, b)
         if not cells:
             return pos_k, kk, w2
         taken = (count > 0) & ((D < d_k[row]) | ((D == d_k[row]) & (frac[row] > 0)))
