@@ -114,13 +114,19 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
     """
     import warnings
 
-    with warnings.catch_warnings(record=True) as caught:
+    from skfair_manifold.situation_testing._progress import BlockProgress, reporting
+
+    # in a terminal, KNN-DD's blocks drive the bar, with the estimate after the first
+    blocks = BlockProgress(progress.label, stream=progress.stream, bar=True) \
+        if progress.enabled else None
+    with warnings.catch_warnings(record=True) as caught, reporting(blocks):
         warnings.simplefilter("always")
         auditor.fit(X, y)
         scores = auditor.transform(X) if all_rows else None  # first: report reuses them
         report = auditor.report(X, y)
-    progress.update(X.shape[0])
-    progress.close()
+    if blocks is None or not blocks.done:
+        progress.update(X.shape[0])
+        progress.close()
     notes = list(dict.fromkeys(" ".join(str(w.message).split()) for w in caught))
     return report, scores, notes
 

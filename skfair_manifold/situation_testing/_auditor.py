@@ -193,6 +193,12 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.
+    verbose : int, default=0
+        With 1 or more, KNN-DD's passes over the candidates write to
+        standard error how many blocks of queries they run and, once the
+        first block is done, about how long the pass will take, then their
+        progress at each tenth. CBN-DD's passes (one look-up per cell of Q)
+        write nothing.
     random_state : int, RandomState instance or None, default=None
         Seeds the structure bootstrap only: the rates are expectations over
         all tie-breaks, so nothing else is drawn at random.
@@ -328,6 +334,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         interval: list | None = None, n_bins: int = 5,
         binning: Literal["mdlp", "quantile"] = "mdlp", structure_bootstrap: int = 0,
         algorithm: Literal["auto", "kd_tree", "brute"] = "auto", n_jobs: int | None = None,
+        verbose: int = 0,
         random_state: Any = None,
     ) -> None:
         self.protected, self.protected_value = protected, protected_value
@@ -340,7 +347,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.nominal, self.ordinal, self.interval = nominal, ordinal, interval
         self.n_bins, self.binning = n_bins, binning
         self.structure_bootstrap, self.algorithm = structure_bootstrap, algorithm
-        self.n_jobs, self.random_state = n_jobs, random_state
+        self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
 
     @_fit_context(prefer_skip_nested_validation=True)

@@ -103,6 +103,7 @@ PARAMETER_CONSTRAINTS = {
     "structure_bootstrap": [Interval(numbers.Integral, 0, None, closed="left")],
     "algorithm": [StrOptions({"auto", "kd_tree", "brute"})],
     "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
     "random_state": ["random_state"],
 }
 

@@ -12,6 +12,7 @@ import hashlib
 
 import numpy as np
 
+from ._progress import REPORTER, BlockProgress, reporting
 from ._interval import diff_bounds
 from ._pvalue import discrete_step_up, effective_counts, fisher_pvalue, q_values
 
@@ -67,8 +68,14 @@ class FlagCore:
         self._check_params_at_use()
         if self_unit is None:
             self_unit = self._units.lookup(Z)
-        res = self._method.rates(self._method.query(Z), self_unit, self.k if k is None else k,
-                                 n_jobs=self.n_jobs, cells=cells)
+        k = self.k if k is None else k
+        progress = None
+        if self.verbose and REPORTER.get() is None:
+            title = getattr(self._method, "title", self.method)
+            progress = BlockProgress(f"{title} (k={k}{', testers' if cells else ''})")
+        with reporting(progress):
+            res = self._method.rates(self._method.query(Z), self_unit, k,
+                                     n_jobs=self.n_jobs, cells=cells)
         n = res[1]
         out, n_eff = rate_table(res[0], n, res[2], alpha=self._alpha_test(), bound=self.bound)
         if cells:

@@ -36,6 +36,7 @@ import numpy as np
 from ..utils._parallel import working_memory_bytes
 from ._blocks import expand_to_queries, run_blocks
 from ._knn_index import EXTRA, MAX_DIM, MIN_UNITS, SideIndex, embedding_width
+from ._progress import REPORTER
 
 _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distance cells per block: bounded memory
@@ -143,6 +144,15 @@ def expected_k(D, count, pos, k):
     return pos_k, kk, d_k, frac, n_below + tie_n * frac ** 2
 
 
+def _counted(func, reporter):
+    """``func``, telling ``reporter`` of each block done."""
+    def run(task):
+        result = func(task)
+        reporter.advance()
+        return result
+    return run
+
+
 class KNNSelector:
     """The fitted units of one data set, for KNN-DD.
 
@@ -242,7 +252,7 @@ class KNNSelector:
         pos = np.zeros((m, 2))
         n = np.zeros((m, 2))
         w2 = np.zeros((m, 2))
-        found = []
+        found, plans = [], []
         for s, side in enumerate(self.sides):
             col = np.where(self_unit >= 0, side["col_of_unit"][np.maximum(self_unit, 0)], -1)
             keys, inv = np.unique(np.column_stack([q_prof, col]), axis=0, return_inverse=True)
@@ -256,7 +266,15 @@ class KNNSelector:
                 rows_per_block = min(rows_per_block, 8192)  # blocks for the workers
             tasks = [(uq, keys[i:i + rows_per_block], s, k, cells)
                      for i in range(0, keys.shape[0], rows_per_block)]
-            out = run_blocks(self._tree_block if tree else self._block, tasks, n_jobs=n_jobs)
+            plans.append((s, side, inv, tree, rows_per_block, tasks))
+        reporter = REPORTER.get()
+        if reporter is not None:
+            reporter.begin(sum(len(plan[-1]) for plan in plans),
+                           f"{m:,} queries x {len(self.sides)} sides")
+        for s, side, inv, tree, rows_per_block, tasks in plans:
+            func = self._tree_block if tree else self._block
+            out = run_blocks(func if reporter is None else _counted(func, reporter), tasks,
+                             n_jobs=n_jobs)
             if out:
                 kpos = np.concatenate([o[0] for o in out])
                 kn = np.concatenate([o[1] for o in out])

@@ -273,9 +273,12 @@ class Records:
     def decode(self, j, values):
         """Original values of encoded column ``j`` (categories back to strings)."""
         if j in self.categories:
-            cats = self.categories[j]
+            # an object array of the categories themselves: a million decoded
+            # values hold a million references, not a million new strings
+            # (the categories promoted as np.where would promote them beside "<unseen>")
+            cats = np.append(np.asarray(self.categories[j]), "<unseen>").astype(object)
             v = np.asarray(values).astype(np.intp)
-            return np.where(v >= 0, cats[np.maximum(v, 0)], "<unseen>").astype(object)
+            return cats[np.where(v >= 0, v, cats.shape[0] - 1)]
         return np.asarray(values)
 
 
