@@ -101,6 +101,14 @@ def fisher_pvalue(x1, m1, x2, m2, *, u=None):
     x1, m1, x2, m2 = (np.asarray(a, dtype=np.float64) for a in (x1, m1, x2, m2))
     bad = ~(np.isfinite(x1) & np.isfinite(m1) & np.isfinite(x2) & np.isfinite(m2))
     x1, m1, x2, m2 = (np.where(bad, 0.0, a) for a in (x1, m1, x2, m2))
+    if u is None and x1.ndim == 1 and x1.shape[0] > 1:
+        # people who share their counts (one cell of Q, one tie group) share the law:
+        # each distinct (x1, m1, x2, m2) is evaluated once
+        distinct, inverse = np.unique(np.column_stack([x1, m1, x2, m2]), axis=0,
+                                      return_inverse=True)
+        if distinct.shape[0] < x1.shape[0]:
+            p = fisher_pvalue(*distinct.T)[inverse.reshape(-1)]
+            return np.where(bad, np.nan, p)
     total, positives = m1 + m2, x1 + x2
     law = stats.hypergeom(total.astype(np.int64), positives.astype(np.int64),
                           m1.astype(np.int64))

@@ -16,6 +16,7 @@ Everything the two selectors need to know about the data, computed once at
   taken to be that person, see the auditor's Notes).
 """
 
+import hashlib
 import numbers
 import warnings
 
@@ -306,20 +307,63 @@ class Units:
         last = np.zeros(self.n_units, dtype=np.intp)
         last[self.unit_of_row] = np.arange(n)
         self.last_row = last
-        self._table = {}
-        for u, row in enumerate(uniq):
-            self._table[row.tobytes()] = u
+        # the look-up: each column's values, and the units' codes column after column
+        self._domains, self._combined = [], []
+        code = np.zeros(self.n_units, dtype=np.int64)
+        for j in range(uniq.shape[1]):
+            dom = np.unique(uniq[:, j])
+            combined, code = np.unique(code * dom.shape[0] + np.searchsorted(dom, uniq[:, j]),
+                                       return_inverse=True)
+            code = code.reshape(-1)
+            self._domains.append(dom)
+            self._combined.append(combined)
+        self._unit_of_code = np.empty(self.n_units, dtype=np.intp)
+        self._unit_of_code[code] = np.arange(self.n_units)
+        self._last = None  # the last look-up: (key of the rows, units)
 
     def rows(self, u):
         """Fitted rows of unit ``u``, lowest first."""
         return self._rows_sorted[self._bounds[u]:self._bounds[u + 1]]
 
+    def __getstate__(self):  # the last look-up is a cache: not pickled
+        return {**self.__dict__, "_last": None}
+
     def lookup(self, Z):
-        """The fitted unit each query row is a copy of (negative decision first), or -1."""
+        """The fitted unit each query row is a copy of (negative decision first), or -1.
+
+        Each column's value is found among the fitted ones, and the codes
+        combined column after column (``searchsorted`` on sorted integers):
+        a row matches a unit when every value is found, as byte-equal rows.
+        """
         Zc = np.ascontiguousarray(Z + 0.0)
-        neg = np.column_stack([Zc, np.zeros(Zc.shape[0])])
-        pos = np.column_stack([Zc, np.ones(Zc.shape[0])])
-        get = self._table.get
-        out = np.fromiter((get(a.tobytes(), get(b.tobytes(), -1)) for a, b in zip(neg, pos)),
-                          dtype=np.intp, count=Zc.shape[0])
+        key = (hashlib.blake2b(Zc.tobytes(), digest_size=16).digest(), Zc.shape)
+        if self._last is not None and self._last[0] == key:  # flag, then report
+            return self._last[1].copy()
+        out = self._lookup(Zc)
+        self._last = (key, out.copy())
         return out
+
+    def _lookup(self, Zc):
+        m = Zc.shape[0]
+        if self.n_units == 0:
+            return np.full(m, -1, dtype=np.intp)
+        found = np.ones(m, dtype=bool)
+        code = np.zeros(m, dtype=np.int64)
+        for j in range(Zc.shape[1]):
+            code = self._step(j, Zc[:, j], code, found)
+        out = []
+        for decision in (0.0, 1.0):
+            hit = found.copy()
+            last = self._step(Zc.shape[1], np.full(m, decision), code, hit)
+            out.append(np.where(hit, self._unit_of_code[np.where(hit, last, 0)], -1))
+        return np.where(out[0] >= 0, out[0], out[1]).astype(np.intp)
+
+    def _step(self, j, values, code, found):
+        """Combine the codes so far with column ``j``'s; rows not found are cleared in place."""
+        dom, combined = self._domains[j], self._combined[j]
+        at = np.minimum(np.searchsorted(dom, values), dom.shape[0] - 1)
+        found &= dom[at] == values
+        key = code * dom.shape[0] + at
+        where = np.minimum(np.searchsorted(combined, key), combined.shape[0] - 1)
+        found &= combined[where] == key
+        return where

@@ -337,3 +337,25 @@ def test_local_cluster_gives_the_results_of_one_job(method, monkeypatch):
     np.testing.assert_array_equal(out, ref_out)
     for name in ref_rep.testers:
         np.testing.assert_array_equal(rep.testers[name], ref_rep.testers[name])
+
+
+def test_units_lookup_matches_a_plain_search():
+    """Units.lookup (codes combined column by column) against a row-by-row search."""
+    from skfair_manifold.situation_testing._records import Units
+
+    rng = np.random.RandomState(0)
+    for _ in range(5):
+        Z = rng.randint(0, 3, (400, 3)).astype(float)
+        Z[:, 2] += rng.rand(400).round(1)
+        positive = rng.rand(400) < 0.5
+        units = Units(Z, positive)
+        uniq = np.unique(np.column_stack([Z, positive.astype(float)]), axis=0)
+        Q = np.vstack([Z[:80], rng.randint(0, 4, (50, 3)).astype(float), -0.0 * Z[:5]])
+        want = []
+        for q in Q:
+            neg = np.flatnonzero((uniq == np.append(q, 0.0)).all(axis=1))
+            pos = np.flatnonzero((uniq == np.append(q, 1.0)).all(axis=1))
+            want.append(neg[0] if neg.size else pos[0] if pos.size else -1)
+        got = units.lookup(Q)
+        np.testing.assert_array_equal(got, want)
+        assert (got == -1).any() and (got >= 0).any()
