@@ -168,7 +168,9 @@ class EvidenceAssembly:
     def _tester_table(self, rows, cells):
         """The long table (dict of arrays) of the testers' cells of flagged rows."""
         order = np.lexsort((cells["distance"], cells["side"], cells["query"]))
-        c = {name: v[order] for name, v in cells.items()}
+        # cells is consumed (its arrays freed one by one): a million testers' cells
+        # are not held twice
+        c = {name: cells.pop(name)[order] for name in list(cells)}
         weight = c["weight"]
         n_rec = c["n_records"]
         n_pos = c["n_positive"]

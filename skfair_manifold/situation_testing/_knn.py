@@ -286,7 +286,7 @@ class KNNSelector:
                 found.append(self._cells_of(out, tasks, inv, s, rows_per_block))
         if not cells:
             return pos, n, w2
-        merged = {key: np.concatenate([f[key] for f in found]) for key in found[0]}
+        merged = {key: np.concatenate([f.pop(key) for f in found]) for key in list(found[0])}
         return pos, n, w2, merged
 
     def _cells_of(self, out, tasks, inv, s, rows_per_block):
