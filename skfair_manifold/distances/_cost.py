@@ -7,7 +7,8 @@ attributes: about ``pairs * (a + b * (p + 1))`` for ``p`` features, after
 its layout (``n * (a + b * p)``). The neighbour lists (:mod:`._reuse`) do
 not deduplicate: per attribute and group, every row against every row of the
 other groups. The certified approximation costs, per label, attribute and
-projection, a per-row term (the sort, the band of ``2 m2`` candidates), an
+projection, a per-row term (the sort, the band of ``2 m2`` candidates; and
+per group), an
 engine's layout, and its exact checks: the pilot, the sample and the rows
 checked for the maxima, each against the unique rows of the other groups
 (:func:`checked_rows`).
@@ -40,6 +41,13 @@ PROJECTION_US = (0.3, 0.0025)
 #: Nanoseconds per row of the exact engine's layout (hashing, sorting, the copy of X):
 #: ``a + b * p``.
 LAYOUT_NS = (420.0, 11.5)
+#: Microseconds per row, label, projection and group (summed over the attributes)
+#: of the approximation, its work per group: ``a + b * p`` (fitted to the grid of
+#: ``benchmarks/bench_hfm_auto.py``, 2 against 20 groups).
+GROUP_US = (0.05, 0.001)
+#: Seconds per joint group of the attributes in one pass of the exact engine (its
+#: blocks are cut per joint group; fitted to the same grid).
+JOINT_S = 1e-3
 #: Rows the certified approximation checks exactly at least, with the adaptive
 #: sample size: its pilot and the rows checked for the maxima
 #: (``_sample_size.PILOT_SIZE + MIN_CHECKS``).
@@ -100,11 +108,14 @@ def checked_rows(sample_size, n_unique):
 
 
 def approx_seconds(n_samples, n_features, *, m1, n_vectors, m2, n_labels, n_attributes,
-                   check_pairs):
-    """Projections of every label and attribute, the checks' engine and its ``check_pairs``."""
+                   check_pairs, n_groups=0):
+    """Projections of every label, attribute and group, the checks' engine and ``check_pairs``."""
     a, b = PROJECTION_US
     per_unit = (a + b * n_features * band(m2)) * 1e-6
-    projections = n_labels * n_attributes * m1 * n_vectors * n_samples * per_unit
+    a, b = GROUP_US
+    per_unit = (n_attributes * per_unit
+                + n_groups * (a + b * n_features) * 1e-6)
+    projections = n_labels * m1 * n_vectors * n_samples * per_unit
     return (projections + layout_seconds(n_samples, n_features)
             + engine_seconds(check_pairs, n_features))
 
@@ -158,7 +169,8 @@ def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_v
     ('exact', 'engine')
     """
     pairs = engine_pairs(joint_sizes)
-    engine_s = layout_seconds(n_samples, n_features) + engine_seconds(pairs, n_features)
+    engine_s = (layout_seconds(n_samples, n_features) + engine_seconds(pairs, n_features)
+                + JOINT_S * len(joint_sizes))
     lists_s = lists_seconds(lists_pairs(group_sizes), n_features)
     if cache_state == "lists":
         exact_s, path = n_labels * len(group_sizes) * n_samples * 0.1e-6, "cached lists"
@@ -171,7 +183,8 @@ def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_v
     check_pairs = pairs * checked_rows(sample_size, n_unique) / max(n_unique, 1)
     approx_s = approx_seconds(n_samples, n_features, m1=m1, n_vectors=n_vectors, m2=m2,
                               n_labels=n_labels, n_attributes=len(group_sizes),
-                              check_pairs=check_pairs)
+                              check_pairs=check_pairs,
+                              n_groups=sum(len(g) for g in group_sizes))
     method = "exact" if exact_s <= approx_s else "approx"
     return Bunch(method=method, exact_s=float(exact_s), approx_s=float(approx_s),
                  exact_path=path, pairs=pairs)

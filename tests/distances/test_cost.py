@@ -25,8 +25,11 @@ def plain_prediction(n, p, group_counts, n_unique_per_joint, m1=5, n_vectors=2, 
     checked = min(_cost.CHECKED_ROWS, joint.sum())
     pr_a, pr_b = _cost.PROJECTION_US
     band = (16 + 2 * m2) / 32
+    g_a, g_b = _cost.GROUP_US
     approx = (2 * len(group_counts) * m1 * n_vectors * n * (pr_a + pr_b * p * band) * 1e-6
+              + 2 * sum(group_counts) * m1 * n_vectors * n * (g_a + g_b * p) * 1e-6
               + layout + pairs * checked / joint.sum() * (e_a + e_b * (p + 1)) * 1e-9)
+    engine += _cost.JOINT_S * len(joint)
     return min(engine, lists), approx
 
 
