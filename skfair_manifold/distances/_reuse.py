@@ -49,6 +49,7 @@ from skfair_manifold.distances._exact import (
     exact_row_distances,
     pair_feature_distances,
 )
+from skfair_manifold.distances._cost import engine_cheaper_than_lists
 from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
@@ -92,6 +93,7 @@ class _Fold:
     def __init__(self, arrays):
         self.arrays = tuple(np.array(a, copy=True) for a in arrays)
         self.lists = None
+        self.seen = False  # a labelling was answered once (the lists wait for a second)
         self.labels = OrderedDict()  # digest -> (y, rows)
         self.nbytes = sum(a.nbytes for a in self.arrays)
 
@@ -371,25 +373,52 @@ class NeighbourLists:
         return out, undecided
 
 
-def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None):
+def _one_pass(X, labels, codes, n_jobs, minmax, engine):
+    """Every labelling by one pass of the engine (``engine``, if given, prepared on them)."""
+    if engine is None:
+        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
+    return engine.all_rows(n_jobs=n_jobs)
+
+
+def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None, engine=None):
     """Exact row distances (len(labels), K, n), reusing what the cache holds.
 
     Equal bit for bit to ``exact_row_distances(X, labels, codes, minmax=minmax)``.
+    On the first call for new rows, one pass of the exact engine answers
+    when it is cheaper than building the neighbour lists (duplicated rows,
+    which the engine computes once: :func:`._cost.engine_cheaper_than_lists`);
+    the lists are built when the same rows come back with a new labelling
+    (a search). ``engine``: an :class:`ExactEngine` already prepared on
+    ``(X, labels, codes)`` (``method="auto"`` builds one to count the unique
+    rows), used for that pass.
     """
     store = _CACHE
     labels = [np.ascontiguousarray(y, dtype=np.float64) for y in labels]
     codes = [np.ascontiguousarray(c) for c in codes]
     if store.budget <= 0:
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
+        return _one_pass(X, labels, codes, n_jobs, minmax, engine)
     X = np.ascontiguousarray(X, dtype=np.float64)
     scaling = () if minmax is None else tuple(np.asarray(a, dtype=np.float64) for a in minmax)
     key, fold = store.fold((X, *codes, *scaling))
     if fold is None:  # larger than the whole budget
-        return exact_row_distances(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
+        return _one_pass(X, labels, codes, n_jobs, minmax, engine)
     results = [store.rows(fold, y) for y in labels]
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
         lists = fold.lists
+        if lists is None and not fold.seen:
+            fold.seen = True
+            if engine is None:
+                engine = ExactEngine(X, [labels[i] for i in missing], codes, minmax=minmax)
+                wanted = list(range(len(missing)))
+            else:
+                wanted = missing
+            if engine_cheaper_than_lists(engine.layout, codes, X.shape[1]):
+                fresh = engine.all_rows(n_jobs=n_jobs)
+                for i, w in zip(missing, wanted):
+                    results[i] = fresh[w]
+                    store.add_rows(key, fold, labels[i], results[i])
+                return np.stack([np.array(r, copy=True) for r in results])
         if lists is None and fold.nbytes + lists_nbytes(X.shape, len(codes)) <= store.budget:
             # New rows: build the lists at once (one pass over the pairs, in
             # single precision) and answer every labelling from them, the
@@ -408,6 +437,33 @@ def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None):
         for i in missing:
             store.add_rows(key, fold, labels[i], results[i])
     return np.stack([np.array(r, copy=True) for r in results])
+
+
+def fold_state(X, codes, *, minmax=None):
+    """What the cache holds for these rows: ``"new"``, ``"engine"``, ``"seen"`` or ``"lists"``.
+
+    ``"new"``: nothing yet, the lists fit the budget; ``"engine"``: the
+    lists cannot be kept (the cache is off or too small), exact runs the
+    engine; ``"seen"``: a labelling was answered by the engine and the next
+    one builds the lists; ``"lists"``: the lists are kept, every labelling
+    is answered in ``O(n)``.
+    """
+    store = _CACHE
+    if store.budget <= 0:
+        return "engine"
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    codes = [np.ascontiguousarray(c) for c in codes]
+    scaling = () if minmax is None else tuple(np.asarray(a, dtype=np.float64) for a in minmax)
+    arrays = (X, *codes, *scaling)
+    key = content_key("fold", *arrays, sample=True)
+    with store._lock:
+        fold = store._folds.get(key)
+    if fold is not None and fold.matches(arrays) and fold.lists is not None:
+        return "lists"
+    nbytes = (fold.nbytes if fold is not None else sum(a.nbytes for a in arrays))
+    if nbytes + lists_nbytes(X.shape, len(codes)) > store.budget:
+        return "engine"
+    return "seen" if fold is not None and fold.seen and fold.matches(arrays) else "new"
 
 
 def lists_nbytes(shape, n_attributes, length=None):

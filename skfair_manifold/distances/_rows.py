@@ -9,8 +9,6 @@ approximation's corrected means, intervals and certain bounds of the maxima
 (:mod:`._witnesses`). The metric layer (``metrics/_hfm.py``) keeps Eq. 8.
 """
 
-import numbers
-
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
@@ -24,9 +22,15 @@ from skfair_manifold.distances._certified import (
     certify,
     exact_statistics,
 )
+from skfair_manifold.distances._cost import (
+    choose,
+    group_sizes,
+    layout_sizes,
+    switch_after_pilot,
+)
 from skfair_manifold.distances._exact import ExactEngine
 from skfair_manifold.distances._numerics import distance_features, min_max
-from skfair_manifold.distances._reuse import exact_rows
+from skfair_manifold.distances._reuse import exact_rows, fold_state
 from skfair_manifold.distances._sample_size import MIN_CHECKS, adaptive_sample
 from skfair_manifold.distances._witnesses import witnesses
 from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
@@ -38,31 +42,27 @@ from skfair_manifold.utils._validation import (
     label_coordinates,
 )
 
-#: Crossover of ``method="auto"`` in rows (see :func:`exact_is_cheaper`).
-AUTO_ROWS = 12_500
+def auto_choice(X, labels, codes, *, minmax, m1, m2, n_vectors, sample_size):
+    """``method="auto"``: the cost model's choice (:func:`._cost.choose`) on these rows.
 
-
-def exact_is_cheaper(n_samples, n_features, *, sample_size):
-    """The crossover rule of ``method="auto"``: ``True`` where exact is the faster engine.
-
-    Exact costs about ``n^2 (p + 3)`` multiply-adds; the certified
-    approximation (default ``m1``) costs ``n`` times a per-row term of the
-    projections plus ``(sample_size + checks) * n * (p + 3)`` for its exact
-    checks. Both grow about linearly with the number of features ``p``, so
-    the crossover is a number of rows, which grows with the sample: with the
-    default ``sample_size`` (4,000) it was measured at about 12,500 rows
-    with 20 features and between 10,000 and 20,000 (within the noise of the
-    machine) with 100 (``benchmarks/bench_hfm.py --crossover``, see the user
-    guide); with the adaptive size (``"auto"``, a pilot of 1,000 rows on the
-    uniform data of ``--crossover``) at about 12,500 with 20 and between
-    12,500 and 17,500 with 100. The rule is ``n <= max(sample_size,
-    AUTO_ROWS)`` (``AUTO_ROWS`` for ``"auto"``); ``n_features`` is taken so
-    that a rule measured otherwise can use it.
+    Returns the choice (a Bunch: ``method``, the predicted ``exact_s`` and
+    ``approx_s``, ``exact_path``, ``pairs``, ``n_unique``, ``switched``: the
+    approximation's pilot turned it to exact, :func:`._cost.switch_after_pilot`)
+    and the exact engine prepared to count the unique rows (``None`` when the
+    cache holds the neighbour lists), which exact then uses.
     """
-    del n_features  # no measured move of the crossover with it (20 to 100)
-    if not isinstance(sample_size, numbers.Integral):  # "auto": known after the pilot
-        sample_size = 0
-    return n_samples <= max(sample_size, AUTO_ROWS)
+    n, p = X.shape
+    state = fold_state(X, codes, minmax=minmax)
+    if state == "lists":
+        engine, n_unique, joint = None, n, np.array([n])
+    else:
+        engine = ExactEngine(X, labels, codes, minmax=minmax)
+        n_unique, joint = layout_sizes(engine.layout)
+    choice = choose(n_samples=n, n_features=p, n_unique=n_unique, joint_sizes=joint,
+                    group_sizes=group_sizes(codes), m1=m1, n_vectors=n_vectors, m2=m2,
+                    n_labels=len(labels), sample_size=sample_size, cache_state=state)
+    choice.n_unique, choice.switched = n_unique, False
+    return choice, engine
 
 
 def _prepare(X, labels, sensitive_features, *, scale):
@@ -95,7 +95,7 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
     approximation: ``m1`` repetitions of ``n_vectors`` projections, ``m2``
     positions, a corrected mean from ``sample_size`` exact rows, maxima
     checked within ``max_checks`` rows, intervals at level ``confidence``)
-    or ``"auto"`` (:func:`exact_is_cheaper`). Exact distances are reused
+    or ``"auto"`` (:func:`auto_choice`, the cost model of :mod:`._cost`). Exact distances are reused
     across the calls of a search (:mod:`._reuse`), equal bit for bit.
 
     Returns
@@ -105,7 +105,8 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         approximation); ``stats``, see :func:`._certified.certified_statistics`
         (:func:`._certified.exact_statistics` for the exact engine, with
         zero-width intervals), with ``z``, the normal quantile of
-        ``confidence``; ``method`` (the engine used); ``settings``
+        ``confidence``; ``method`` (the engine used); ``auto`` (the cost
+        model's choice with ``method="auto"``, else None); ``settings``
         (the approximation's ``m1``, ``m2`` used, ``n_vectors``,
         ``candidates``, ``sample_size`` drawn; empty for exact); ``names``
         and ``groups`` of the attributes; ``witnesses`` (see
@@ -117,12 +118,20 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
                                                        scale=scale)
     n, p = X.shape
     m2 = resolve_settings(n, p, m2, n_vectors)  # checks n_vectors for every method
+    engine, choice = None, None
     if method == "auto":
-        method = "exact" if exact_is_cheaper(n, p, sample_size=sample_size) else "approx"
+        choice, engine = auto_choice(X, labels, codes, minmax=minmax, m1=m1, m2=m2,
+                                     n_vectors=n_vectors, sample_size=sample_size)
+        method = choice.method
+        if method == "approx":
+            # Built again after the projections: its copy of X and the
+            # approximation's never live at once (the peak memory).
+            engine = None
     settings = {}
     z = _normal_quantile(confidence)
     if method == "exact":
-        rows = exact_rows(X, labels, codes, n_jobs=n_jobs, minmax=minmax)
+        rows = exact_rows(X, labels, codes, n_jobs=n_jobs, minmax=minmax, engine=engine)
+        del engine
         stats = exact_statistics(rows)
     else:
         check_size(m1, name="m1", high=MAX_PROJECTIONS, bytes_per_unit=8 * n * n_vectors)
@@ -134,25 +143,36 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
                                  random_state=None, n_jobs=n_jobs, projections=W,
                                  candidates=candidates, minmax=minmax)
             for y in labels])
-        engine = ExactEngine(X, labels, codes, minmax=minmax)
+        if engine is None:
+            engine = ExactEngine(X, labels, codes, minmax=minmax)
         if sample_size == "auto":  # the size from a pilot (._sample_size)
-            sample, engine, _ = adaptive_sample(rows, engine, rng, confidence=confidence,
-                                                n_jobs=n_jobs)
+            sample, engine, pilot = adaptive_sample(rows, engine, rng, confidence=confidence,
+                                                    n_jobs=n_jobs)
             budget = max(sample.size, MIN_CHECKS) if max_checks is None else max_checks
+            if choice is not None and switch_after_pilot(
+                    n_unique=engine.engine.layout.n_unique, sample_size=sample.size,
+                    pilot_size=pilot, max_checks=budget):
+                # "auto": the rest of the approximation would cost more than exact.
+                method, choice.method, choice.switched = "exact", "exact", True
+                rows = engine.engine.all_rows(n_jobs=n_jobs)
+                del engine
+                stats = exact_statistics(rows)
         else:
             sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
             budget = sample_size if max_checks is None else max_checks
-        cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
-                       n_jobs=n_jobs)
-        del engine  # its layout (a copy of X) is not needed any more
-        stats = certified_statistics(rows, cert, sample, budget, z)
-        settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
-                        sample_size=int(sample.size), sample_rows=sample,
-                        sample_distances=cert.sample_exact)
+        if method == "approx":
+            cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
+                           n_jobs=n_jobs)
+            del engine  # its layout (a copy of X) is not needed any more
+            stats = certified_statistics(rows, cert, sample, budget, z)
+            settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,
+                            sample_size=int(sample.size), sample_rows=sample,
+                            sample_distances=cert.sample_exact)
     stats.z = z
     found = (witnesses(X, labels, codes, names, groups, rows, minmax=minmax)
              if with_witnesses else None)
-    return Bunch(rows=rows, stats=stats, method=method, settings=settings, names=names,
+    return Bunch(rows=rows, stats=stats, method=method, settings=settings, auto=choice,
+                 names=names,
                  groups=groups, witnesses=found, X=X, minmax=minmax, labels=labels,
                  codes=codes)
 

@@ -71,7 +71,8 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
                           sample_size=sample_size, max_checks=max_checks,
                           confidence=confidence, want_max=want_max,
                           with_witnesses=with_witnesses)
-    extras = dict(requested_method=method, confidence=confidence, **found.settings)
+    extras = dict(requested_method=method, confidence=confidence, auto=found.auto,
+                  **found.settings)
     report = _summary(found.rows, found.stats, found.names, found.method, extras)
     if with_witnesses:
         report.witnesses = found.witnesses
@@ -252,7 +253,10 @@ def hfm_report(
         ``row_distances_true`` and ``row_distances_pred`` of shape
         (n_samples, n_attributes), the approximate ones for the
         approximation; ``method``, the engine used (``"exact"`` or
-        ``"approx"``), ``requested_method``, ``log_base``.
+        ``"approx"``), ``requested_method``, ``log_base``; ``auto``, with
+        ``method="auto"``, the cost model's choice (``method``, the predicted
+        seconds ``exact_s`` and ``approx_s``, ``exact_path``, ``n_unique``
+        rows of the exact engine), else None.
 
         Uncertainty: ``ci``, a Bunch of ``(low, high)`` pairs for ``d_avg``,
         ``d_f_avg``, ``hfm_avg`` (intervals at level ``confidence``) and

@@ -55,10 +55,11 @@ PARAMS_DOC = """
         distances of a random sample of ``sample_size`` rows and its maxima
         made exact by checking rows in decreasing order of approximate
         distance (at most ``max_checks`` of them); see the user guide.
-        ``"auto"``: exact where it is the faster engine (a rule in the
-        number of rows and features measured on this package's engines, see
-        the user guide), the certified approximation beyond; the report's
-        ``method`` says which ran.
+        ``"auto"``: the engine a cost model predicts faster on these rows
+        (it counts the unique rows, which the exact engine computes once;
+        constants measured on this package's engines, see the user guide);
+        where it is exact the result is ``method="exact"``'s bit for bit.
+        ``hfm_report(...).method`` says which ran, ``.auto`` the predictions.
 
     scale : bool, default=True
         Min-max scale every column of ``X`` to [0, 1] on the rows scored

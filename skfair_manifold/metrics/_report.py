@@ -221,11 +221,15 @@ str, int or list
         With ``X``, HFM's ``d_avg``, ``d_f_avg`` and ``hfm_avg`` also get
         intervals over the sampling of rows (``hfm_report``'s ``row_ci``,
         at most 2,000 replicates; columns ``<value>_rows_low`` and
-        ``<value>_rows_high`` of ``hfm``), beside the approximation's own
-        (``<value>_low``, ``<value>_high``).
+        ``<value>_rows_high`` of ``hfm``; ``low`` and ``high`` of
+        ``to_frame()``; ``intervals["hfm"]`` of ``to_dict()``; "rows:" in
+        the page), beside the approximation's own (``<value>_low``,
+        ``<value>_high``). An exact value (the exact engine, a maximum checked
+        to the end) has no interval: it is shown as a value.
 
     confidence : float in (0, 1), default=0.95
-        The coverage of every interval.
+        The coverage of every interval (HFM's too, unless ``hfm_options``
+        sets its own).
 
     random_state : int, RandomState instance or None, default=None
         Seeds the bootstrap (and HFM's projections and DR's perturbation
@@ -317,7 +321,8 @@ str, int or list
         hfm, hfm_bunch, hfm_features, hfm_witnesses = _hfm_section(
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["A"], attributes,
             rows["positions"], estimator,
-            {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT), **(hfm_options or {})},
+            {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT),
+             "confidence": confidence, **(hfm_options or {})},
             caught, parts.summary_label)
 
     dr = None
@@ -440,13 +445,16 @@ def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
             per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)  # per_attribute.ci
             if overall is None:
                 continue
-            lows, highs = [], []
-            for k in range(len(names)):
-                pair = _pair(None if per_ci is None else _index(per_ci, k))
-                lows.append(np.nan if pair is None else pair[0])
-                highs.append(np.nan if pair is None else pair[1])
-            frame[f"{q}_low"] = [*lows, overall[0]]
-            frame[f"{q}_high"] = [*highs, overall[1]]
+            pairs = [_pair(None if per_ci is None else _index(per_ci, k))
+                     for k in range(len(names))] + [overall]
+            # An exact value (the exact engine, a maximum checked to the end) is a
+            # value, not a zero-width interval: nan, shown as the value alone.
+            pairs = [(np.nan, np.nan) if pair is None or pair[0] == pair[1] else pair
+                     for pair in pairs]
+            if all(np.isnan(pair[0]) for pair in pairs):
+                continue
+            frame[f"{q}_low"] = [pair[0] for pair in pairs]
+            frame[f"{q}_high"] = [pair[1] for pair in pairs]
     row_ci = _get(report, "row_ci")
     if row_ci is not None:  # sampling of the rows (hfm_report's n_boot)
         for q in ("d_avg", "d_f_avg", "hfm_avg"):

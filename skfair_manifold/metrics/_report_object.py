@@ -55,8 +55,11 @@ class FairnessReport(Bunch):
     hfm : DataFrame or None
         With ``X``: per attribute and the summary row, ``hfm_max``,
         ``hfm_avg`` and the distances ``d_max``, ``d_f_max``, ``d_avg``,
-        ``d_f_avg`` of :func:`hfm_report` (and ``<value>_low``,
-        ``<value>_high`` when that report carries intervals).
+        ``d_f_avg`` of :func:`hfm_report`; ``<value>_low``, ``<value>_high``:
+        the certified approximation's interval (nan, or no column, for an
+        exact value: never a zero-width interval); with ``n_boot``,
+        ``<value>_rows_low``, ``<value>_rows_high`` for ``d_avg``,
+        ``d_f_avg`` and ``hfm_avg``, the interval over the sampling of the rows.
     hfm_report : Bunch or None
         The :func:`hfm_report` it came from.
     hfm_witnesses : dict or None
@@ -93,7 +96,10 @@ class FairnessReport(Bunch):
             Columns ``section`` (``"by_group"``, ``"overall"``, ``"gaps"``,
             ``"hfm"``, ``"dr"``), ``attribute``, ``group`` (empty outside
             ``by_group``), ``quantity``, ``value``, ``low`` and ``high``
-            (nan where a value has no interval). Text columns of ``gaps``
+            (nan where a value has no interval; an exact value has none).
+            HFM's: the interval over the sampling of the rows (``n_boot``;
+            ``d_avg``, ``d_f_avg``, ``hfm_avg``) where there is one, else the
+            certified approximation's. Text columns of ``gaps``
             (the groups named, the verdict) are left out: see ``gaps``.
         """
         import pandas as pd
@@ -123,8 +129,9 @@ class FairnessReport(Bunch):
         if self.hfm is not None:
             for attr, row in self.hfm.iterrows():
                 for q in ("hfm_max", "hfm_avg", "d_max", "d_f_max", "d_avg", "d_f_avg"):
-                    add("hfm", attr, "", q, float(row[q]), row.get(f"{q}_low", np.nan),
-                        row.get(f"{q}_high", np.nan))
+                    kind = f"{q}_rows" if f"{q}_rows_low" in row.index else q
+                    add("hfm", attr, "", q, float(row[q]), row.get(f"{kind}_low", np.nan),
+                        row.get(f"{kind}_high", np.nan))
         if self.dr is not None:
             for attr, v in self.dr.items():
                 add("dr", attr, "", "discriminative_risk", float(v))
@@ -147,7 +154,10 @@ class FairnessReport(Bunch):
             ``overall``, ``gaps`` (attribute -> quantity -> value), ``hfm``,
             ``hfm_witnesses``, ``dr``, ``intervals`` (the same layout,
             ``[low, high]`` pairs, with ``method``, ``n_boot`` and
-            ``confidence``), ``headline``, ``options``, ``provenance`` and
+            ``confidence``; ``hfm``, attribute -> ``d_avg``, ``d_f_avg``,
+            ``hfm_avg`` -> the interval over the rows with ``n_boot`` and
+            ``X``, else None; in ``hfm`` an exact value has no ``_low`` or
+            ``_high``, the approximation's interval has them), ``headline``, ``options``, ``provenance`` and
             ``warnings``. The HTML page and
             the command line's JSON and CSV read this dictionary.
         """
@@ -174,6 +184,13 @@ class FairnessReport(Bunch):
                     out[str(index)] = values
             return out
 
+        def hfm_rows(frame):  # HFM's intervals over rows (n_boot), None without
+            names = [c[:-len("_rows_low")] for c in frame.columns if c.endswith("_rows_low")]
+            if not names:
+                return None
+            return {str(attr): {q: _plain([row[f"{q}_rows_low"], row[f"{q}_rows_high"]])
+                                for q in names} for attr, row in frame.iterrows()}
+
         result = {
             "by_group": nested(self.by_group),
             "overall": _plain(self.overall.to_dict()),
@@ -188,6 +205,7 @@ class FairnessReport(Bunch):
                 "confidence": float(self.intervals.confidence),
                 "by_group": pairs(self.intervals.by_group, True),
                 "gaps": pairs(self.intervals.gaps, False),
+                "hfm": None if self.hfm is None else hfm_rows(self.hfm),
             },
             "headline": list(self.headline),
             "options": _plain(self.options),

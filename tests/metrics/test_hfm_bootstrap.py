@@ -154,3 +154,83 @@ def test_fairness_report_says_which_interval_is_which():
                             random_state=0, hfm_options={"method": "exact"})
     page = exact.to_html()  # no interval at all: neither the zero-width one nor rows
     assert "approx.:" not in page and "rows:" not in page and "hfm-intervals" not in page
+
+
+def _report_coverage(n_tables, n, *, seed, n_people=10_000):
+    """Coverage of the HFM intervals over rows as ``fairness_report`` gives them (JSON)."""
+    pd = pytest.importorskip("pandas")
+    from skfair_manifold.metrics import fairness_report
+
+    rng = np.random.default_rng(seed)
+    hits = []
+    for r in range(n_tables):
+        X, a, y, y_pred = _population(rng, n)
+        report = fairness_report(y.astype(int), y_pred.astype(int),
+                                 sensitive_features=pd.DataFrame({"a": a}), X=X, n_boot=300,
+                                 confidence=0.9, random_state=r,
+                                 hfm_options={"scale": False})
+        ci = report.to_dict()["intervals"]["hfm"]["all attributes"]
+        Xq, aq, yq, pq = _population(rng, n_people)
+        theta = _distance_to_table(Xq, aq, yq, X, a, y).mean()
+        theta_f = _distance_to_table(Xq, aq, pq, X, a, y_pred).mean()
+        hits.append((ci["d_avg"][0] <= theta <= ci["d_avg"][1],
+                     ci["d_f_avg"][0] <= theta_f <= ci["d_f_avg"][1],
+                     ci["hfm_avg"][0] <= np.log(theta_f / theta) <= ci["hfm_avg"][1]))
+    return np.mean(hits, axis=0)
+
+
+def test_fairness_report_row_intervals_cover_the_population_value():
+    # 90% intervals over 80 tables (binomial standard error 3.4%), read from the
+    # report's JSON: the same intervals as hfm_report's row_ci, covering.
+    coverage = _report_coverage(80, 120, seed=7)
+    assert np.all(coverage >= 0.8), coverage
+    assert np.all(coverage <= 0.99), coverage
+
+
+@pytest.mark.slow
+def test_fairness_report_row_intervals_cover_the_population_value_more_tables():
+    coverage = _report_coverage(300, 200, seed=8)
+    assert np.all(coverage >= 0.86), coverage
+    assert np.all(coverage <= 0.97), coverage
+
+
+def test_fairness_report_hfm_rows_intervals_in_every_view_and_exact_values_as_values():
+    import json
+
+    pd = pytest.importorskip("pandas")
+    from skfair_manifold.metrics import fairness_report
+
+    rng = np.random.default_rng(6)
+    X, a, y, y_pred = _population(rng, 300)
+    A = pd.DataFrame({"sex": a, "region": rng.integers(0, 3, 300)})
+    report = fairness_report(y.astype(int), y_pred.astype(int), sensitive_features=A, X=X,
+                             n_boot=200, random_state=0)
+    bunch = report.hfm_report
+    assert bunch.method == "exact"
+    # the frame: the rows' intervals; no zero-width interval of the exact engine
+    assert not any(c.endswith("_low") and "_rows_" not in c for c in report.hfm.columns)
+    table = report.to_frame()
+    hfm = table[table.section == "hfm"].set_index(["attribute", "quantity"])
+    names = ["sex", "region", "all attributes"]
+    for k, name in enumerate(names):
+        for q in ("d_avg", "d_f_avg", "hfm_avg"):
+            pair = (bunch.row_ci[q] if name == "all attributes"
+                    else bunch.row_ci.per_attribute[q][k])
+            low, high = hfm.loc[(name, q), ["low", "high"]]
+            assert_allclose([low, high], pair)
+            assert low < hfm.loc[(name, q), "value"] < high
+        for q in ("hfm_max", "d_max", "d_f_max"):  # exact, no interval over rows: a value
+            assert np.isnan(hfm.loc[(name, q), "low"]) and np.isnan(hfm.loc[(name, q), "high"])
+    data = json.loads(json.dumps(report.to_dict()))
+    for k, name in enumerate(names):
+        pair = (bunch.row_ci.hfm_avg if name == "all attributes"
+                else bunch.row_ci.per_attribute.hfm_avg[k])
+        assert_allclose(data["intervals"]["hfm"][name]["hfm_avg"], pair)
+        assert "hfm_max_low" not in data["hfm"][name]
+    for page in (report.to_html(), report._repr_html_()):  # the page and the notebook view
+        assert "rows:" in page and "approx.:" not in page
+    without = fairness_report(y.astype(int), y_pred.astype(int), sensitive_features=A, X=X,
+                              random_state=0)
+    assert without.to_dict()["intervals"]["hfm"] is None
+    quiet = without.to_frame()
+    assert quiet[quiet.section == "hfm"][["low", "high"]].isna().all().all()

@@ -5,7 +5,6 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skfair_manifold.metrics import hfm_avg, hfm_max, hfm_report
-from skfair_manifold.distances._rows import exact_is_cheaper
 from skfair_manifold.metrics._hfm import DEFAULT_SAMPLE_SIZE
 
 N = 4000
@@ -114,9 +113,6 @@ def test_max_bounds_are_certain_for_any_budget(name):
 
 def test_exact_method_gives_degenerate_pairs_and_auto_is_bit_identical():
     X, y_true, y_pred, A = shape("uniform", n=2500)
-    kw = dict(sample_size=DEFAULT_SAMPLE_SIZE)
-    assert exact_is_cheaper(2500, X.shape[1], **kw) and exact_is_cheaper(12_500, 100, **kw)
-    assert not exact_is_cheaper(12_501, 20, **kw)
     e = hfm_report(y_true, y_pred, X=X, sensitive_features=A, method="exact")
     auto = hfm_report(y_true, y_pred, X=X, sensitive_features=A)
     assert auto.method == "exact" and auto.requested_method == "auto"
@@ -131,16 +127,16 @@ def test_exact_method_gives_degenerate_pairs_and_auto_is_bit_identical():
     assert hfm_avg(y_true, y_pred, **kw) == hfm_avg(y_true, y_pred, method="exact", **kw)
 
 
-def test_auto_uses_the_approximation_beyond_the_crossover(monkeypatch):
-    from skfair_manifold.distances import _rows
+def test_auto_uses_the_approximation_where_the_cost_model_says_so(monkeypatch):
+    from skfair_manifold.distances import _cost
 
     X, y_true, y_pred, A = shape("uniform", n=3000)
-    monkeypatch.setattr(_rows, "AUTO_ROWS", 100)
+    monkeypatch.setattr(_cost, "ENGINE_NS", (1e4, 0.0))  # exact made dear
+    monkeypatch.setattr(_cost, "LISTS_NS", (1e4, 0.0))
     r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, sample_size=500,
                    random_state=0)
     assert r.method == "approx" and r.requested_method == "auto"
-    assert not exact_is_cheaper(3000, 5, sample_size=500)
-    assert exact_is_cheaper(400, 5, sample_size=500)  # never below the sample size
+    assert r.auto.method == "approx" and r.auto.exact_s > r.auto.approx_s
 
 
 def test_sample_covering_the_data_gives_the_exact_values():
