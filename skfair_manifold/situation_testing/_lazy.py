@@ -365,7 +365,9 @@ def _verdicts(auditor, X, y):
         table[name] = out[:, j]
     table["q_value"] = q_value
     table["flagged"] = mask
-    return table.reset_index(drop=True)
+    # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
+    # the table is sorted by the cell's values, the same on every engine and run
+    return table.sort_values([*fitted.columns, y], kind="stable").reset_index(drop=True)
 
 
 def cell_verdicts(auditor, X, y):
@@ -392,7 +394,7 @@ def cell_verdicts(auditor, X, y):
     table : pandas.DataFrame
         The cell's values, ``n_people``, ``p1``, ``p2``, ``diff``,
         ``diff_lower``, ``diff_upper``, ``p_value``, ``q_value`` and
-        ``flagged``.
+        ``flagged``, one row per candidate cell, sorted by its values.
 
     Examples
     --------
