@@ -204,8 +204,10 @@ def test_the_steps_output_is_reused_only_for_the_same_fitted_steps_and_rows(raw,
     from skfair_manifold import scorers
 
     X, y = raw
-    memo = scorers._TransformMemo()
-    monkeypatch.setattr(scorers, "_TRANSFORMED", memo)
+    from skfair_manifold.utils import _pipeline
+
+    memo = _pipeline._TransformMemo()
+    monkeypatch.setattr(_pipeline, "_TRANSFORMED", memo)
     calls = []
     compute = memo._compute
     monkeypatch.setattr(memo, "_compute", lambda head, Z: calls.append(1) or compute(head, Z))

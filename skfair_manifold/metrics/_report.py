@@ -407,7 +407,7 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
 
     features = None
     if estimator is not None:
-        from ..scorers import _is_pipeline, transformed_features
+        from ..utils._pipeline import _is_pipeline, transformed_features
 
         if _is_pipeline(estimator):
             dropped = [list(X.columns)[p] for p in positions] if is_dataframe(X) else positions
