@@ -43,6 +43,20 @@ Usage (hold the benchmarks' lock while timing)::
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --memory --before DIR  # peak memory
     flock /tmp/bench.lock python benchmarks/bench_hfm.py --every-dataset  # error per data set
+    flock /tmp/bench.lock python benchmarks/bench_hfm.py --defaults [--quick]  # see below
+
+Every option at its default (``--defaults``): on the tables made in code
+(``_generated.py``: the 30,000-row credit-like table, mixed scales and three
+attributes of 2, 4 and 7 values, and the 21,791-row law-like one), the
+labels and 10 % of them flipped as predictions, ``hfm_report`` with nothing
+but ``method`` and ``random_state`` set: exact once, ``"auto"`` (the engine
+it ran), and the certified approximation over ``--seeds`` seeds: the median
+and the largest relative error of ``d_avg`` and ``d_f_avg`` (target at most
+1 %), the seeds whose interval holds the exact ``d_avg``, the sample size;
+then, in a fresh process, the peak traced memory above the input of one
+``hfm_report`` at the defaults (scikit-learn's own working memory, the cache
+at its budget) on ``--million`` x 20 uniform rows, over X's bytes (target at
+most 3).
 """
 
 import argparse
@@ -242,6 +256,98 @@ def memory(args):
     return text
 
 
+DEFAULTS_MEMORY_CODE = """
+import json, sys, time, tracemalloc
+sys.path.insert(0, {tree!r})
+import numpy as np
+import skfair_manifold
+from skfair_manifold.metrics import hfm_report
+assert skfair_manifold.__file__.startswith({tree!r}), skfair_manifold.__file__
+rng = np.random.default_rng(0)  # the data of uniform() above
+X = rng.random(({n}, 20))
+A = np.column_stack([rng.integers(0, 2, {n}), rng.integers(0, 5, {n})])
+y_true = (X[:, 0] > 0.5).astype(int)
+y_pred = np.where(rng.random({n}) < 0.1, 1 - y_true, y_true)
+tracemalloc.start()
+base = tracemalloc.get_traced_memory()[0]
+t = time.perf_counter()
+r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, random_state=0)
+t = time.perf_counter() - t
+peak = tracemalloc.get_traced_memory()[1] - base
+print(json.dumps({{"peak": peak, "x": X.nbytes, "method": r.method, "seconds": t,
+                   "sample_size": int(r.get("sample_size") or 0)}}))
+"""
+
+
+def defaults(args):
+    """Error and memory of ``hfm_report`` with every option at its default."""
+    import os
+    from pathlib import Path
+
+    from _generated import credit_like, flipped, law_like
+    from skfair_manifold.metrics import hfm_report
+
+    def run(X, y_true, y_pred, A, **kw):
+        cache_clear()
+        t0 = time.perf_counter()
+        r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, **kw)
+        return r, time.perf_counter() - t0
+
+    from skfair_manifold.distances._reuse import cache
+
+    cache_clear = cache().clear
+    rows = []
+    for label, make in (("credit-like", credit_like), ("law-like", law_like)):
+        X, y_true, A = make()
+        y_pred = flipped(y_true)
+        exact, t_exact = run(X, y_true, y_pred, A, method="exact")
+        auto, t_auto = run(X, y_true, y_pred, A, random_state=0)
+        errs, errs_f, covered, sizes, times, widths = [], [], 0, [], [], []
+        for seed in range(args.seeds):
+            r, t = run(X, y_true, y_pred, A, method="approx", random_state=seed)
+            times.append(t)
+            errs.append(abs(r.d_avg / exact.d_avg - 1))
+            errs_f.append(abs(r.d_f_avg / exact.d_f_avg - 1))
+            widths.append((r.ci.d_avg[1] - r.ci.d_avg[0]) / 2 / r.d_avg)
+            tol = 1e-12 * exact.d_avg
+            covered += r.ci.d_avg[0] - tol <= exact.d_avg <= r.ci.d_avg[1] + tol
+            sizes.append(r.sample_size)
+        auto_err = abs(auto.d_avg / exact.d_avg - 1)
+        rows.append([label, f"{X.shape[0]:,} x {X.shape[1]}",
+                     f"{statistics.median(sizes):,.0f}",
+                     f"{statistics.median(errs):.2%}", f"{max(errs):.2%}",
+                     f"{statistics.median(errs_f):.2%}", f"{max(errs_f):.2%}",
+                     f"{statistics.median(widths):.2%}", f"{covered}/{args.seeds}",
+                     f"{statistics.median(times):.2f}", f"{t_exact:.2f}",
+                     f"{t_auto:.2f} ({auto.method}, err {auto_err:.2%})"])
+        print(" | ".join(rows[-1]), flush=True)
+    headers = ["data", "shape", "sample (median)", "err d_avg (median)", "err d_avg (max)",
+               "err d_f_avg (median)", "err d_f_avg (max)", "half-width (median)",
+               "coverage", "approx s (median)", "exact s", "auto s (engine, err d_avg)"]
+    tree = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    out = subprocess.run([sys.executable, "-c",
+                          DEFAULTS_MEMORY_CODE.format(tree=str(tree), n=args.million)],
+                         check=True, capture_output=True, text=True, env=env)
+    mem = json.loads(out.stdout.strip().splitlines()[-1])
+    mem_line = (f"Memory at the defaults, uniform {args.million:,} x 20 (attributes of 2 and 5 "
+                f"values), hfm_report(y_true, y_pred, X=X, sensitive_features=A, "
+                f"random_state=0) in a fresh process: engine {mem['method']}, sample "
+                f"{mem['sample_size']:,}, {mem['seconds']:.1f} s (tracemalloc on), peak "
+                f"above the input {mem['peak'] / 2**20:.0f} MiB = "
+                f"{mem['peak'] / mem['x']:.2f} x X ({mem['x'] / 2**20:.0f} MiB); "
+                f"target at most 3 x X.")
+    print(mem_line, flush=True)
+    text = [f"# HFM at its defaults on the tables made in code ({machine()})", "",
+            f"hfm_report with every option at its default but method and random_state; "
+            f"predictions: the labels with 10 % flipped; the approximation over seeds "
+            f"0..{args.seeds - 1}; relative errors against the exact values (target at "
+            f"most 1 %); coverage: seeds whose 95 % interval holds the exact d_avg; every "
+            f"run single, the reuse cache emptied before each.", "",
+            markdown_table(headers, rows), "", mem_line]
+    write_result("bench_hfm_defaults" + ("_quick" if args.quick else ""), "\n".join(text))
+
+
 def fmt(v, spec):
     return "-" if v is None else format(v, spec)
 
@@ -387,6 +493,9 @@ def main(argv=None):
                         help="a folder holding another checkout's skfair_manifold package")
     parser.add_argument("--working-memory", type=int, default=64,
                         help="MiB of scikit-learn's working_memory in --memory (default 64)")
+    parser.add_argument("--defaults", action="store_true",
+                        help="error on the generated tables and memory at 1M x 20, every "
+                             "option at its default")
     parser.add_argument("--candidates", action="store_true",
                         help='time of candidates="others" against "positions"')
     parser.add_argument("--every-dataset", action="store_true",
@@ -397,7 +506,9 @@ def main(argv=None):
         args.seeds = 3 if args.quick else 10
     if args.repeat is None:
         args.repeat = 3 if args.crossover else 2
-    if args.memory:
+    if args.defaults:
+        defaults(args)
+    elif args.memory:
         memory(args)
     elif args.every_dataset:
         from _hfm_datasets import every_dataset
