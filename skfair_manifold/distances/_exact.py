@@ -54,6 +54,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from threadpoolctl import threadpool_limits
 
+from skfair_manifold.distances._approx import MAX_WORKING_MEMORY
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
@@ -456,9 +457,12 @@ def nearest_scaled(Z, scale, label, code, rows):
     -------
     nearest : ndarray of int, distance : ndarray of float
     """
-    # Rows of other groups in chunks within the working memory (a pair's
-    # value depends on that pair alone; strict < keeps the first of ties).
-    chunk = max(1024, int(working_memory_bytes() // (4 * 8 * max(Z.shape[1], 1))))
+    # Rows of other groups in chunks within the working memory, at most the
+    # approximation's cap (a chunk of the default 1 GiB held every row, a
+    # gather and a difference of X's size each); a pair's value depends on
+    # that pair alone; strict < keeps the first of ties.
+    budget = min(working_memory_bytes(), MAX_WORKING_MEMORY * 2 ** 20)
+    chunk = max(1024, int(budget // (4 * 8 * max(Z.shape[1], 1))))
     nearest, distance = [], []
     for i in rows:
         others = np.flatnonzero(code != code[i])
