@@ -7,7 +7,6 @@ session.
 """
 
 import re
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -335,21 +334,6 @@ def test_dask_on_a_process_cluster_equals_in_memory(frame):
     assert_same_report(got, want)
     assert gap == pytest.approx(demographic_parity(frame["y"], frame["p"],
                                                    sensitive_features=frame[SENSITIVE]))
-
-
-@pytest.fixture(scope="module")
-def spark():
-    importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("a local Spark session needs Java (17 or later), which is not installed")
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("skfair_manifold-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.mark.slow

@@ -5,7 +5,6 @@ the counted q-values, the plain procedures on the expanded tests. Backends:
 DuckDB, polars lazy and Dask here, a local Spark session behind ``slow``.
 """
 
-import shutil
 
 import numpy as np
 import pandas as pd
@@ -185,21 +184,6 @@ def test_refusals():
     with_null = _duckdb(X.assign(approved=y, edu=X["edu"].where(X["edu"] > 0)))
     with pytest.raises(ValueError, match="column 'edu' has missing values"):
         SituationTestingAuditor(graph=Q, **base).fit(with_null, "approved")
-
-
-@pytest.fixture(scope="module")
-def spark():
-    importorskip("pyspark")
-    if shutil.which("java") is None:
-        pytest.skip("a local Spark session needs Java (17 or later), which is not installed")
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("skfair_manifold-tests")
-               .config("spark.ui.enabled", "false")
-               .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.mark.slow
