@@ -33,23 +33,35 @@ def _distance_to_table(Xq, aq, yq, X, a, y):
     return out
 
 
-def _coverage(n_tables, n, *, method="exact", sample_size=4000, seed=0, n_people=20_000):
+def _coverage_of(intervals, n_tables, n, *, seed, n_people):
+    """Share of ``n_tables`` tables of ``n`` rows whose intervals cover the population value.
+
+    ``intervals(X, a, y, y_pred, r)`` gives the ``(low, high)`` of ``d_avg``,
+    ``d_f_avg`` and ``hfm_avg`` of one table (a mapping); the population value
+    for that table is the reference: a large fresh sample's mean distance to it.
+    """
     rng = np.random.default_rng(seed)
     hits = []
     for r in range(n_tables):
         X, a, y, y_pred = _population(rng, n)
-        report = hfm_report(y, y_pred, X=X, sensitive_features=a, method=method, scale=False,
-                            n_boot=300, confidence=0.9, random_state=r,
-                            sample_size=sample_size)
-        # the population value for this table as the reference: a large fresh sample
+        ci = intervals(X, a, y, y_pred, r)
         Xq, aq, yq, pq = _population(rng, n_people)
         theta = _distance_to_table(Xq, aq, yq, X, a, y).mean()
         theta_f = _distance_to_table(Xq, aq, pq, X, a, y_pred).mean()
-        ci = report.row_ci
-        hits.append((ci.d_avg[0] <= theta <= ci.d_avg[1],
-                     ci.d_f_avg[0] <= theta_f <= ci.d_f_avg[1],
-                     ci.hfm_avg[0] <= np.log(theta_f / theta) <= ci.hfm_avg[1]))
+        hits.append((ci["d_avg"][0] <= theta <= ci["d_avg"][1],
+                     ci["d_f_avg"][0] <= theta_f <= ci["d_f_avg"][1],
+                     ci["hfm_avg"][0] <= np.log(theta_f / theta) <= ci["hfm_avg"][1]))
     return np.mean(hits, axis=0)
+
+
+def _coverage(n_tables, n, *, method="exact", sample_size=4000, seed=0, n_people=20_000):
+    """Coverage of ``hfm_report``'s ``row_ci``."""
+    def intervals(X, a, y, y_pred, r):
+        ci = hfm_report(y, y_pred, X=X, sensitive_features=a, method=method, scale=False,
+                        n_boot=300, confidence=0.9, random_state=r,
+                        sample_size=sample_size).row_ci
+        return {"d_avg": ci.d_avg, "d_f_avg": ci.d_f_avg, "hfm_avg": ci.hfm_avg}
+    return _coverage_of(intervals, n_tables, n, seed=seed, n_people=n_people)
 
 
 def test_row_intervals_cover_the_population_value():
@@ -161,22 +173,13 @@ def _report_coverage(n_tables, n, *, seed, n_people=10_000):
     pd = pytest.importorskip("pandas")
     from skfair_manifold.metrics import fairness_report
 
-    rng = np.random.default_rng(seed)
-    hits = []
-    for r in range(n_tables):
-        X, a, y, y_pred = _population(rng, n)
+    def intervals(X, a, y, y_pred, r):
         report = fairness_report(y.astype(int), y_pred.astype(int),
                                  sensitive_features=pd.DataFrame({"a": a}), X=X, n_boot=300,
                                  confidence=0.9, random_state=r,
                                  hfm_options={"scale": False})
-        ci = report.to_dict()["intervals"]["hfm"]["all attributes"]
-        Xq, aq, yq, pq = _population(rng, n_people)
-        theta = _distance_to_table(Xq, aq, yq, X, a, y).mean()
-        theta_f = _distance_to_table(Xq, aq, pq, X, a, y_pred).mean()
-        hits.append((ci["d_avg"][0] <= theta <= ci["d_avg"][1],
-                     ci["d_f_avg"][0] <= theta_f <= ci["d_f_avg"][1],
-                     ci["hfm_avg"][0] <= np.log(theta_f / theta) <= ci["hfm_avg"][1]))
-    return np.mean(hits, axis=0)
+        return report.to_dict()["intervals"]["hfm"]["all attributes"]
+    return _coverage_of(intervals, n_tables, n, seed=seed, n_people=n_people)
 
 
 def test_fairness_report_row_intervals_cover_the_population_value():
