@@ -44,10 +44,11 @@ import argparse
 import json
 import os
 import resource
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _common import best_child_run
 
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
@@ -226,15 +227,7 @@ def structure_check(folder, sample_rows, sizes, seeds):
 
 
 def measure(task, pattern, repeats):
-    best = None
-    for _ in range(repeats):
-        out = subprocess.run([sys.executable, __file__, "--child", task, "--pattern", pattern],
-                             check=True, capture_output=True, text=True,
-                             env={**os.environ, "PYTHONPATH": str(REPO)})
-        result = json.loads(out.stdout.strip().splitlines()[-1])
-        if best is None or result["seconds"] < best["seconds"]:
-            best = result
-    return best
+    return best_child_run(__file__, ["--child", task, "--pattern", pattern], repeats)
 
 
 def main(argv=None):
