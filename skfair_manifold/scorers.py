@@ -255,6 +255,7 @@ class _FairnessScorer(_BaseScorer):
         the kind (the maximum's check moves the mean's estimate), so it is not
         shared; nor is anything when an option is not a plain value.
         """
+        from .distances._reuse import labellings_follow
         from .metrics._hfm import scorer_report, warn_kind
 
         kind = self._name[4:]
@@ -280,8 +281,9 @@ class _FairnessScorer(_BaseScorer):
             elif self._sensitive is None:
                 drop = _routed_names(A, X)
             X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(self))
-        report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,
-                               **options)
+        with labellings_follow():  # a search scores other candidates on these rows
+            report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,
+                                   **options)
         if key is not None and report.method == "exact":
             shared[key] = report
         return report[self._name]

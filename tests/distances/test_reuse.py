@@ -207,3 +207,54 @@ def test_arrays_differing_outside_the_hashed_rows_are_told_apart(fresh_cache, mo
     for Xi in (X, X2, X):
         got = _reuse.exact_rows(Xi, [y_true, 1 - y_true], codes)
         assert np.array_equal(got, exact_row_distances(Xi, [y_true, 1 - y_true], codes))
+
+
+def test_lists_answer_exactly_when_a_group_is_smaller_than_the_list(fresh_cache):
+    """Rows of the large group have fewer rows of other groups than the list's
+    length: the empty slots (infinite bounds) never decide, the answer is the
+    engine's bit for bit, for a single group of one row too."""
+    X, _, y_true = fold_data(5, n=400)
+    rng = np.random.default_rng(5)
+    tiny = np.zeros(400, dtype=int)
+    tiny[rng.choice(400, 3, replace=False)] = 1  # 3 rows < LIST_LENGTH
+    single = np.zeros(400, dtype=int)
+    single[7] = 1
+    codes = [tiny, single]
+    lists = _reuse.NeighbourLists(X, codes)
+    assert np.isinf(lists.high2[0]).any()
+    for name, y_pred in labelings(y_true, 5).items():
+        rows, undecided = lists.answer(y_pred)
+        ref = exact_row_distances(X, [y_pred], codes)[0]
+        assert np.array_equal(rows[~undecided], ref[~undecided]), name
+        assert not undecided.any(), name  # nothing is left out of such lists
+
+
+@pytest.mark.parametrize("factor", [1e-170, 1e-160, 1e150, 1e160])
+def test_lists_answer_exactly_at_the_ends_of_the_float_range(fresh_cache, factor):
+    """The squared bounds of the answer underflow to subnormals or overflow to
+    inf at these scales; the answer stays the engine's bit for bit."""
+    X, codes, y_true = fold_data(6, n=300)
+    X = X * factor
+    lists = _reuse.NeighbourLists(X, codes)
+    for name, y_pred in labelings(y_true, 6).items():
+        rows, undecided = lists.answer(y_pred * factor)
+        ref = exact_row_distances(X, [y_pred * factor], codes)[0]
+        assert np.array_equal(rows[~undecided], ref[~undecided]), name
+
+
+def test_a_search_builds_the_lists_on_its_first_call(fresh_cache):
+    """Within labellings_follow (the HFM scorers) the first call for new rows
+    builds the lists; outside it the first call runs the engine only. The
+    values are the engine's either way."""
+    X, codes, y_true = fold_data(7)
+    y_pred = labelings(y_true, 7)["10% flipped"]
+    ref = exact_row_distances(X, [y_true, y_pred], codes)
+    assert _reuse.fold_state(X, codes) == "new"
+    assert np.array_equal(_reuse.exact_rows(X, [y_true, y_pred], codes), ref)
+    assert next(iter(fresh_cache._folds.values())).lists is None
+    fresh_cache.clear()
+    with _reuse.labellings_follow():
+        assert _reuse.fold_state(X, codes) == "seen"
+        assert np.array_equal(_reuse.exact_rows(X, [y_true, y_pred], codes), ref)
+    assert next(iter(fresh_cache._folds.values())).lists is not None
+    assert not _reuse._LABELLINGS_FOLLOW.get()  # reset on leaving
