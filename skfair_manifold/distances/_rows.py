@@ -152,8 +152,7 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         # 1,000,000 x 20 from 2.98 to 4.39 x X). The values do not depend on it.
         engine.working_memory = min(engine.working_memory, MAX_WORKING_MEMORY * 2 ** 20)
         if sample_size == "auto":  # the size from a pilot (._sample_size)
-            sample, engine, pilot = adaptive_sample(rows, engine, rng, confidence=confidence,
-                                                    n_jobs=n_jobs)
+            sample, engine, pilot = adaptive_sample(rows, engine, rng, n_jobs=n_jobs)
             budget = max(sample.size, MIN_CHECKS) if max_checks is None else max_checks
             if choice is not None and switch_after_pilot(
                     n_unique=engine.engine.layout.n_unique, sample_size=sample.size,

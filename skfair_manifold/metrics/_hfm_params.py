@@ -99,9 +99,9 @@ PARAMS_DOC = """
         distances correct the approximate means (approximation only). With
         ``sample_size >= n_samples`` the approximation gives the exact values.
         ``"auto"``: a pilot of 1,000 rows measures the spread of the
-        approximation's error, and the sample grows to the size that gives
-        the interval of ``d_avg`` (and ``d_f_avg``) a relative half-width of
-        2% (see the user guide).
+        approximation's error, and the sample grows to the size at which the
+        relative error of ``d_avg`` (and ``d_f_avg``) passes 1% with a
+        probability of about 1% (a 99% half-width of 1%; see the user guide).
 
     max_checks : int, default=None
         Rows checked exactly, beyond the sample, to make the maxima exact
