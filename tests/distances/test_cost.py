@@ -109,13 +109,19 @@ def test_auto_on_a_duplicated_table_is_exact_bit_for_bit():
 
 
 def test_pilot_turns_auto_to_exact_when_the_sample_is_large(monkeypatch):
+    import functools
+
     rng = np.random.default_rng(3)
-    n = 5000
-    X = rng.random((n, 2))  # two features: a widely spread excess, a large sample
+    n = 3000
+    X = rng.random((n, 2))
     A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 2, n)])
     y = (X[:, 0] > 0.5).astype(int)
     pred = np.where(rng.random(n) < 0.1, 1 - y, y)
     from skfair_manifold.distances import _rows
+
+    # an error target of 1e-6: a sample of every row
+    monkeypatch.setattr(_rows, "adaptive_sample", functools.partial(
+        _rows.adaptive_sample, target=1e-6))
 
     def approx_first(**kw):  # the choice beforehand made the approximation
         c = _cost.choose(**kw)
@@ -126,7 +132,8 @@ def test_pilot_turns_auto_to_exact_when_the_sample_is_large(monkeypatch):
     auto = hfm_report(y, pred, X=X, sensitive_features=A, random_state=0)
     approx = hfm_report(y, pred, X=X, sensitive_features=A, random_state=0,
                         method="approx")
-    assert approx.sample_size - 1000 + max(approx.sample_size, 4000) >= n
+    assert approx.sample_size - 1000 + min(max(approx.sample_size, 4000),
+                                           _cost.EXPECTED_MAX_CHECKS) >= n
     assert auto.method == "exact" and auto.auto.switched
     exact = hfm_report(y, pred, X=X, sensitive_features=A, method="exact")
     for key in ("hfm_avg", "hfm_max", "d_avg", "d_max"):
@@ -135,5 +142,20 @@ def test_pilot_turns_auto_to_exact_when_the_sample_is_large(monkeypatch):
 
 def test_switch_rule_counts_rows():
     kw = dict(n_unique=10_000, pilot_size=1000)
-    assert _cost.switch_after_pilot(sample_size=5000, max_checks=6000, **kw)
+    assert _cost.switch_after_pilot(sample_size=10_000, max_checks=10_000, **kw)
     assert not _cost.switch_after_pilot(sample_size=2000, max_checks=4000, **kw)
+    # the maxima's check is counted at what it takes, not at its budget
+    assert not _cost.switch_after_pilot(sample_size=5000, max_checks=6000, **kw)
+
+
+def test_the_maxima_check_far_fewer_rows_than_their_budget():
+    """The premise of the switch rule, on a table of continuous features: the
+    maxima's check beyond the sample stays under EXPECTED_MAX_CHECKS."""
+    rng = np.random.default_rng(4)
+    n = 8000
+    X = rng.random((n, 6))
+    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 3, n)])
+    y = (X[:, 0] > 0.5).astype(int)
+    pred = np.where(rng.random(n) < 0.1, 1 - y, y)
+    r = hfm_report(y, pred, X=X, sensitive_features=A, method="approx", random_state=0)
+    assert r.max_check.n_checked < _cost.EXPECTED_MAX_CHECKS < r.max_check.budget
