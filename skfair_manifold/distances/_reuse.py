@@ -299,7 +299,8 @@ class NeighbourLists:
     Per attribute ``k``: ``index[k]`` (n, L), the listed rows, nearest first
     by the Gram form; ``low2[k]`` and ``high2[k]`` (n, L), bounds of the
     squares of their feature distances from the Gram form's error bound
-    (``inf`` past the rows of other groups); ``direct[k]`` (n, L), their direct distances (the
+    (``inf`` past the rows of other groups); ``direct[k]`` (n, L), their
+    direct distances (the
     engine's values), computed when a labelling first needs them (``nan``
     until then); ``bound[k]`` (n,), a lower bound of the feature distance of
     every row of another group left out (``inf`` when none is left out). All
@@ -329,15 +330,13 @@ class NeighbourLists:
         # The products only rank (in single precision: half the time), and
         # their error bound covers the rounding of the coordinates too.
         Z32, sq32 = Z.astype(np.float32), sq.astype(np.float32)
-        self._sq, self._error, self._up, self._down = sq, error, up, down
         # Per attribute and group, the query rows of the group against the rows
         # of the other groups only: no mask, and the products of rows of the
         # same group (never candidates) are not computed.
         for k, code in enumerate(codes):
             for g in np.unique(code):
                 mine = code == g
-                queries = np.flatnonzero(mine)
-                others = np.flatnonzero(~mine)
+                queries, others = np.flatnonzero(mine), np.flatnonzero(~mine)
                 ref = np.hstack([Z32[others], sq32[others, None]])
                 t = min(take, others.size)
                 # Blocks of a few MiB stay in cache between the passes over them.
@@ -346,27 +345,24 @@ class NeighbourLists:
                     rows = queries[s:s + block]
                     q_aug = np.hstack([-2.0 * Z32[rows], np.ones((rows.size, 1), np.float32)])
                     part, vals = _smallest(q_aug @ ref.T, t)
-                    self._write(k, rows, others[part], vals, left_out=others.size > t)
+                    gram = vals.astype(np.float64) + sq[rows, None]
+                    err = error[rows, None]
+                    self.index[k][rows, :t] = others[part]
+                    with np.errstate(over="ignore"):  # inf: past 1e154, never decides
+                        self.low2[k][rows, :t] = np.square(
+                            np.sqrt(np.maximum(gram - err, 0.0)) * down)
+                        self.high2[k][rows, :t] = np.square(
+                            np.sqrt(np.maximum(gram + err, 0.0)) * up)
+                    # Every unlisted row has a product at least the last listed
+                    # one; its direct distance is above that value less twice
+                    # the error.
+                    last = gram[:, -1]
+                    low_out = np.sqrt(np.maximum(last - 2.0 * err[:, 0], 0.0)) * down
+                    self.bound[k][rows] = low_out if others.size > t else np.inf
         self.full = [{} for _ in codes]
         self.nbytes = sum(a.nbytes for group in (self.index, self.low2, self.high2,
                                                  self.direct, self.bound) for a in group)
         self.nbytes += Z.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
-
-    def _write(self, k, rows, listed, vals, *, left_out):
-        """Attribute ``k``'s lists of ``rows``: ``listed`` (m, t) nearest first, their products."""
-        t = listed.shape[1]
-        gram = vals.astype(np.float64) + self._sq[rows, None]
-        err = self._error[rows, None]
-        self.index[k][rows, :t] = listed
-        with np.errstate(over="ignore"):  # inf: past 1e154, never decides
-            self.low2[k][rows, :t] = np.square(
-                np.sqrt(np.maximum(gram - err, 0.0)) * self._down)
-            self.high2[k][rows, :t] = np.square(
-                np.sqrt(np.maximum(gram + err, 0.0)) * self._up)
-        # Every unlisted row has a product at least the last listed one; its
-        # direct distance is above that value less twice the error.
-        low_out = np.sqrt(np.maximum(gram[:, -1] - 2.0 * err[:, 0], 0.0)) * self._down
-        self.bound[k][rows] = np.where(left_out, low_out, np.inf)
 
     def all_pairs(self, k, code, i):
         """Row ``i``'s rows of other groups (attribute ``k``) and its direct distances to them.
@@ -393,9 +389,9 @@ class NeighbourLists:
         ``_SQUARE_SLACK`` for the rounding of the squares and sums: more rows
         kept, never one missed; plus the smallest normal number, for squares
         rounded to subnormals; a square past the largest float is ``inf``,
-        which keeps every pair when it is the bound). Those few pairs (about one per row) get their
-        direct distance and the engine's ``hypot``, so the answer is the
-        engine's bit for bit.
+        which keeps every pair when it is the bound). Those few pairs (about
+        one per row) get their direct distance and the engine's ``hypot``, so
+        the answer is the engine's bit for bit.
         """
         y = np.asarray(y, dtype=np.float64)
         n_attr, n = len(self.index), y.shape[0]
@@ -459,9 +455,9 @@ def exact_rows(X, labels, codes, *, n_jobs=None, minmax=None, engine=None):
     missing = [i for i, r in enumerate(results) if r is None]
     if missing:
         lists = fold.lists
-        if lists is None and not fold.seen and _LABELLINGS_FOLLOW.get():
-            fold.seen = True  # a search: the lists at once (see labellings_follow)
-        if lists is None and not fold.seen:
+        # The first labelling of new rows may run the engine once; within a
+        # search the lists are built at once (see labellings_follow).
+        if lists is None and not fold.seen and not _LABELLINGS_FOLLOW.get():
             fold.seen = True
             if engine is None:
                 engine = ExactEngine(X, [labels[i] for i in missing], codes, minmax=minmax)
