@@ -29,3 +29,14 @@ def make_data(seed, n=120, p=4, n_groups=(2,), ties=True):
     X[dup] = X[src]
     y[dup] = y[src]
     return X, y, A
+
+
+def flipped_uniform(n, p, groups=(2, 4), seed=0):
+    """Uniform features, attributes of ``groups`` values, the labels ``x_0 > 0.5``
+    and predictions with 10% of them flipped: ``(X, A, y, y_pred)``."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, p))
+    A = np.column_stack([rng.integers(0, g, n) for g in groups])
+    y = (X[:, 0] > 0.5).astype(int)
+    y_pred = np.where(rng.random(n) < 0.1, 1 - y, y)
+    return X, A, y, y_pred

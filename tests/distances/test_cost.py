@@ -7,6 +7,8 @@ from skfair_manifold.distances import _cost
 from skfair_manifold.distances._rows import auto_choice
 from skfair_manifold.metrics import hfm_report
 
+from .conftest import flipped_uniform
+
 
 def plain_prediction(n, p, group_counts, n_unique_per_joint, m1=5, n_vectors=2, m2=10):
     """The model written out by hand (every unique row distinct): (exact s, approx s)."""
@@ -111,12 +113,8 @@ def test_auto_on_a_duplicated_table_is_exact_bit_for_bit():
 def test_pilot_turns_auto_to_exact_when_the_sample_is_large(monkeypatch):
     import functools
 
-    rng = np.random.default_rng(3)
     n = 3000
-    X = rng.random((n, 2))
-    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 2, n)])
-    y = (X[:, 0] > 0.5).astype(int)
-    pred = np.where(rng.random(n) < 0.1, 1 - y, y)
+    X, A, y, pred = flipped_uniform(n, 2, groups=(2, 2), seed=3)
     from skfair_manifold.distances import _rows
 
     # an error target of 1e-6: a sample of every row
@@ -151,11 +149,6 @@ def test_switch_rule_counts_rows():
 def test_the_maxima_check_far_fewer_rows_than_their_budget():
     """The premise of the switch rule, on a table of continuous features: the
     maxima's check beyond the sample stays under EXPECTED_MAX_CHECKS."""
-    rng = np.random.default_rng(4)
-    n = 8000
-    X = rng.random((n, 6))
-    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 3, n)])
-    y = (X[:, 0] > 0.5).astype(int)
-    pred = np.where(rng.random(n) < 0.1, 1 - y, y)
+    X, A, y, pred = flipped_uniform(8000, 6, groups=(2, 3), seed=4)
     r = hfm_report(y, pred, X=X, sensitive_features=A, method="approx", random_state=0)
     assert r.max_check.n_checked < _cost.EXPECTED_MAX_CHECKS < r.max_check.budget

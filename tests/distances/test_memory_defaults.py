@@ -9,19 +9,16 @@ values do not move.
 
 import tracemalloc
 
-import numpy as np
 import sklearn
 
 from skfair_manifold.distances import _exact, _rows
 from skfair_manifold.metrics import hfm_report
 
+from .conftest import flipped_uniform
+
 
 def _data(n=30_000, p=20, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, p))
-    A = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 5, n)])
-    y_true = (X[:, 0] > 0.5).astype(int)
-    y_pred = np.where(rng.random(n) < 0.1, 1 - y_true, y_true)
+    X, A, y_true, y_pred = flipped_uniform(n, p, groups=(2, 5), seed=seed)
     return X, y_true, y_pred, A
 
 

@@ -13,14 +13,12 @@ from skfair_manifold.distances._sample_size import (
 )
 from skfair_manifold.metrics import hfm_report
 
+from .conftest import flipped_uniform
+
 
 def _data(n=6000, p=4, seed=0):
-    rng = np.random.default_rng(seed)
-    X = rng.random((n, p))
-    a = np.column_stack([rng.integers(0, 2, n), rng.integers(0, 4, n)])
-    y = (X[:, 0] > 0.5).astype(float)
-    y_pred = np.where(rng.random(n) < 0.1, 1 - y, y)
-    return X, a, y, y_pred
+    X, a, y, y_pred = flipped_uniform(n, p, groups=(2, 4), seed=seed)
+    return X, a, y.astype(float), y_pred.astype(float)
 
 
 def test_required_size_is_the_normal_formula_with_the_finite_population():
