@@ -285,6 +285,7 @@ def defaults(args):
     from pathlib import Path
 
     from _generated import credit_like, flipped, law_like
+    from _hfm_datasets import approx_over_seeds
     from skfair_manifold.metrics import hfm_report
 
     def run(X, y_true, y_pred, A, **kw):
@@ -302,23 +303,11 @@ def defaults(args):
         y_pred = flipped(y_true)
         exact, t_exact = run(X, y_true, y_pred, A, method="exact")
         auto, t_auto = run(X, y_true, y_pred, A, random_state=0)
-        errs, errs_f, covered, sizes, times, widths = [], [], 0, [], [], []
-        for seed in range(args.seeds):
-            r, t = run(X, y_true, y_pred, A, method="approx", random_state=seed)
-            times.append(t)
-            errs.append(abs(r.d_avg / exact.d_avg - 1))
-            errs_f.append(abs(r.d_f_avg / exact.d_f_avg - 1))
-            widths.append((r.ci.d_avg[1] - r.ci.d_avg[0]) / 2 / r.d_avg)
-            tol = 1e-12 * exact.d_avg
-            covered += r.ci.d_avg[0] - tol <= exact.d_avg <= r.ci.d_avg[1] + tol
-            sizes.append(r.sample_size)
+        cells = approx_over_seeds(
+            lambda seed: run(X, y_true, y_pred, A, method="approx", random_state=seed),
+            exact, args.seeds)
         auto_err = abs(auto.d_avg / exact.d_avg - 1)
-        rows.append([label, f"{X.shape[0]:,} x {X.shape[1]}",
-                     f"{statistics.median(sizes):,.0f}",
-                     f"{statistics.median(errs):.2%}", f"{max(errs):.2%}",
-                     f"{statistics.median(errs_f):.2%}", f"{max(errs_f):.2%}",
-                     f"{statistics.median(widths):.2%}", f"{covered}/{args.seeds}",
-                     f"{statistics.median(times):.2f}", f"{t_exact:.2f}",
+        rows.append([label, f"{X.shape[0]:,} x {X.shape[1]}", *cells, f"{t_exact:.2f}",
                      f"{t_auto:.2f} ({auto.method}, err {auto_err:.2%})"])
         print(" | ".join(rows[-1]), flush=True)
     headers = ["data", "shape", "sample (median)", "err d_avg (median)", "err d_avg (max)",
