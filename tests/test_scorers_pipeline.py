@@ -24,8 +24,8 @@ from skfair_manifold.scorers import (
     hfm_avg_scorer,
     make_fairness_scorer,
     make_hfm_scorer,
-    transformed_features,
 )
+from skfair_manifold.utils._pipeline import transformed_features
 
 pd = pytest.importorskip("pandas")
 CV = KFold(3, shuffle=True, random_state=0)

@@ -327,7 +327,7 @@ def test_pipeline_report_uses_the_features_the_model_sees():
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     from skfair_manifold.metrics import discriminative_risk, hfm_report
-    from skfair_manifold.scorers import transformed_features
+    from skfair_manifold.utils._pipeline import transformed_features
 
     rng = np.random.default_rng(0)
     n = 300
