@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from _common import load, machine, markdown_table, paper_matrix, write_result
-from skfair_manifold.distances._reuse import cache
+from skfair_manifold.distances._content_cache import cache
 
 SETS = [("Ricci", "ricci"), ("German credit", "credit"), ("COMPAS violent", "ppvr"),
         ("COMPAS", "ppr"), ("Adult", "income"), ("Dutch census", "dutch")]

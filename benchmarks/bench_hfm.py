@@ -104,7 +104,7 @@ def report(X, y_true, y_pred, A, **kw):
 
 def uncached(func):
     """``func`` run with the reuse cache emptied first (a repeat must not hit it)."""
-    from skfair_manifold.distances._reuse import cache
+    from skfair_manifold.distances._content_cache import cache
 
     cache().clear()
     return func()
@@ -192,8 +192,8 @@ A = np.column_stack([rng.integers(0, 2, {n}), rng.integers(0, 5, {n})])
 y_true = (X[:, 0] > 0.5).astype(int)
 y_pred = np.where(rng.random({n}) < 0.1, 1 - y_true, y_true)
 if not {reuse}:
-    from skfair_manifold.distances import _reuse
-    _reuse.cache().budget = 0  # no neighbour lists or copies kept for later calls
+    from skfair_manifold.distances import _content_cache
+    _content_cache.cache().budget = 0  # no neighbour lists or copies kept for later calls
 tracemalloc.start()
 base = tracemalloc.get_traced_memory()[0]
 with sklearn.config_context(working_memory={wm}):
@@ -294,7 +294,7 @@ def defaults(args):
         r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, **kw)
         return r, time.perf_counter() - t0
 
-    from skfair_manifold.distances._reuse import cache
+    from skfair_manifold.distances._content_cache import cache
 
     cache_clear = cache().clear
     rows = []

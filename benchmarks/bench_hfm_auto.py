@@ -46,7 +46,7 @@ def grid_data(n, p, groups, seed=0):
 
 def best_of(func, repeat):
     """``func``'s result and its best wall time over ``repeat`` runs, the cache emptied."""
-    from skfair_manifold.distances._reuse import cache
+    from skfair_manifold.distances._content_cache import cache
 
     best, out = np.inf, None
     for _ in range(max(1, repeat)):
@@ -141,7 +141,7 @@ def cost(args):
     from skfair_manifold.distances._approx import (approx_row_distances, default_m2,
                                                    draw_projections)
     from skfair_manifold.distances._exact import ExactEngine
-    from skfair_manifold.distances._reuse import NeighbourLists, _answer
+    from skfair_manifold.distances._neighbour_lists import NeighbourLists, _answer
 
     eng, lst, proj, build = [], [], [], []
     for n, p, g in [(n, p, g) for n in (4_000, 12_000) for p in (2, 20, 100) for g in (2, 10)]:

@@ -59,7 +59,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from skfair_manifold.distances import _reuse
+from skfair_manifold.distances import _content_cache
 from skfair_manifold.scorers import (
     demographic_parity_scorer,
     equal_opportunity_scorer,
@@ -123,12 +123,12 @@ def profile(label, model, grid, X, y, A, cv, top=25):
     import io
     import pstats
 
-    _reuse.cache().clear()
+    _content_cache.cache().clear()
     prof = cProfile.Profile()
     prof.enable()
     run(model, grid, X, y, A, cv, HFM)
     prof.disable()
-    _reuse.cache().clear()
+    _content_cache.cache().clear()
     out = io.StringIO()
     stats = pstats.Stats(prof, stream=out).sort_stats("cumulative")
     stats.print_stats(r"skfair_manifold|_validation.py|_search.py|lightgbm", top)
@@ -178,7 +178,7 @@ def per_candidate(model, grid, X, y, A, cv):
                 times.append(time.perf_counter() - t0)
         return times
 
-    store = _reuse.cache()
+    store = _content_cache.cache()
     budget = store.budget
     store.clear()
     group = score_all(GROUP)
@@ -191,7 +191,7 @@ def per_candidate(model, grid, X, y, A, cv):
 
 
 def bench(label, model, grid, X, y, A, cv):
-    store = _reuse.cache()
+    store = _content_cache.cache()
     budget = store.budget
     # Best of REPEAT runs each, alternated, against the noise of a shared machine;
     # the cache is emptied before every HFM run.

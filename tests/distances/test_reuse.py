@@ -5,13 +5,13 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from skfair_manifold.distances import _reuse
+from skfair_manifold.distances import _content_cache, _neighbour_lists, _reuse
 from skfair_manifold.distances._exact import exact_row_distances
 
 
 @pytest.fixture
 def fresh_cache():
-    store = _reuse.cache()
+    store = _content_cache.cache()
     budget = store.budget
     store.clear()
     yield store
@@ -62,9 +62,9 @@ def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch, plain_row
     """Short lists leave many rows undecided: they are queried exactly (by the
     engine, or by a plain search when they are few)."""
     monkeypatch.setattr(_reuse, "LIST_LENGTH", 2)
-    monkeypatch.setattr(_reuse, "_PLAIN_ROWS", plain_rows)
+    monkeypatch.setattr(_neighbour_lists, "_PLAIN_ROWS", plain_rows)
     X, codes, y_true = fold_data(3, n=500)
-    lists = _reuse.NeighbourLists(X, codes, length=2)
+    lists = _neighbour_lists.NeighbourLists(X, codes, length=2)
     for name, y_pred in labelings(y_true, 3).items():
         _, undecided = lists.answer(y_pred)
         got = _reuse.exact_rows(X, [y_true, y_pred], codes)
@@ -75,7 +75,7 @@ def test_neighbour_lists_with_exact_fallback(fresh_cache, monkeypatch, plain_row
 
 def test_lists_decide_most_rows_with_the_default_length():
     X, codes, y_true = fold_data(4, n=1500)
-    lists = _reuse.NeighbourLists(X, codes)
+    lists = _neighbour_lists.NeighbourLists(X, codes)
     for name, y_pred in labelings(y_true, 4).items():
         rows, undecided = lists.answer(y_pred)
         ref = exact_row_distances(X, [y_pred], codes)[0]
@@ -117,7 +117,8 @@ def test_memory_bound_and_least_recently_used(fresh_cache):
 
 
 def test_a_hash_collision_is_caught_on_hit(fresh_cache, monkeypatch):
-    monkeypatch.setattr(_reuse, "content_key", lambda tag, *arrays, **kw: b"same")
+    for module in (_content_cache, _reuse):  # the cache's keys and the fold's state
+        monkeypatch.setattr(module, "content_key", lambda tag, *arrays, **kw: b"same")
     X, codes, y_true = fold_data(7, n=300)
     for Xi in (X, X[::-1].copy(), X * 2):
         for y_pred in (y_true, 1 - y_true, np.zeros_like(y_true)):
@@ -153,7 +154,7 @@ def test_search_scores_equal_with_and_without_reuse_in_process_workers(fresh_cac
 
     fresh_cache.budget = 0
     uncached = search(1)
-    fresh_cache.budget = _reuse.DEFAULT_BUDGET
+    fresh_cache.budget = _content_cache.DEFAULT_BUDGET
     threads_or_serial = search(1)
     processes = search(2)
     for key, ref in uncached.items():
@@ -191,19 +192,19 @@ def test_ranking_error_bounds_the_single_precision_form():
         ref = np.hstack([Z32, sq32[:, None]])
         form = (q @ ref.T).astype(np.float64) + sq[:, None]
         exact = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
-        err = _reuse.ranking_error(sq, np.sqrt(sq.max()), Z.shape[1])
+        err = _neighbour_lists.ranking_error(sq, np.sqrt(sq.max()), Z.shape[1])
         assert np.all(np.abs(form - exact) <= err[:, None])
 
 
 def test_arrays_differing_outside_the_hashed_rows_are_told_apart(fresh_cache, monkeypatch):
     """The key hashes some rows of a large array; the full comparison on hit
     still tells apart two arrays that differ only elsewhere."""
-    monkeypatch.setattr(_reuse, "_HASHED_BYTES", 64)
+    monkeypatch.setattr(_content_cache, "_HASHED_BYTES", 64)
     X, codes, y_true = fold_data(8, n=300)
     X2 = X.copy()
     X2[1] += 0.25  # row 1 is not among the hashed rows
-    assert _reuse.content_key("fold", X, sample=True) == \
-        _reuse.content_key("fold", X2, sample=True)
+    assert _content_cache.content_key("fold", X, sample=True) == \
+        _content_cache.content_key("fold", X2, sample=True)
     for Xi in (X, X2, X):
         got = _reuse.exact_rows(Xi, [y_true, 1 - y_true], codes)
         assert np.array_equal(got, exact_row_distances(Xi, [y_true, 1 - y_true], codes))
@@ -220,7 +221,7 @@ def test_lists_answer_exactly_when_a_group_is_smaller_than_the_list(fresh_cache)
     single = np.zeros(400, dtype=int)
     single[7] = 1
     codes = [tiny, single]
-    lists = _reuse.NeighbourLists(X, codes)
+    lists = _neighbour_lists.NeighbourLists(X, codes)
     assert np.isinf(lists.high2[0]).any()
     for name, y_pred in labelings(y_true, 5).items():
         rows, undecided = lists.answer(y_pred)
@@ -235,7 +236,7 @@ def test_lists_answer_exactly_at_the_ends_of_the_float_range(fresh_cache, factor
     inf at these scales; the answer stays the engine's bit for bit."""
     X, codes, y_true = fold_data(6, n=300)
     X = X * factor
-    lists = _reuse.NeighbourLists(X, codes)
+    lists = _neighbour_lists.NeighbourLists(X, codes)
     for name, y_pred in labelings(y_true, 6).items():
         rows, undecided = lists.answer(y_pred * factor)
         ref = exact_row_distances(X, [y_pred * factor], codes)[0]
