@@ -4,13 +4,8 @@ Exact values (HFM paper, Eq. 4-7) and their approximation by random
 projections (Algorithms 1-3).
 """
 
-from skfair_manifold.distances._api import (
-    accele_dist,
-    approx_dist,
-    extend_dist,
-    extended_set_distance,
-    set_distance,
-)
+from skfair_manifold.distances._approx_api import accele_dist, approx_dist, extend_dist
+from skfair_manifold.distances._exact_api import extended_set_distance, set_distance
 
 __all__ = [
     "set_distance",
