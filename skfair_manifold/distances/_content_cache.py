@@ -1,4 +1,4 @@
-"""The per-process cache of a search: entries keyed by the arrays' content, checked on every hit, LRU."""
+"""A search's per-process cache: entries keyed by the arrays' content, checked on a hit, LRU."""
 
 import hashlib
 import os

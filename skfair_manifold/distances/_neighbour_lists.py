@@ -1,9 +1,10 @@
-"""Neighbour lists: per row and attribute the nearest rows of other groups, answering any labelling."""
+"""Neighbour lists: per row and attribute the nearest rows of other groups, for any labelling."""
 
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from skfair_manifold.distances._exact import BLAS_THREADS, ExactEngine, pair_feature_distances
+from skfair_manifold.distances._exact import BLAS_THREADS, ExactEngine
+from skfair_manifold.distances._exact_kernel import pair_feature_distances
 from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 

@@ -113,7 +113,7 @@ def test_dask_backend_runs_the_row_blocks():
 
 
 def test_identical_rows_and_integer_keys_match_numpy_unique():
-    from skfair_manifold.distances._exact import _identical_rows, _unique_int_rows
+    from skfair_manifold.distances._exact_layout import _identical_rows, _unique_int_rows
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, 3, (500, 3)).astype(float)

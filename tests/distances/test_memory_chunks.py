@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 import sklearn
 
-from skfair_manifold.distances import _approx, _exact
+from skfair_manifold.distances import _approx, _exact_kernel
 from skfair_manifold.distances._approx import approx_row_distances
-from skfair_manifold.distances._exact import ExactEngine, _identical_rows, nearest_scaled
+from skfair_manifold.distances._exact import ExactEngine, nearest_scaled
+from skfair_manifold.distances._exact_layout import _identical_rows
 from skfair_manifold.distances._numerics import (
     feature_scaling,
     min_max,
@@ -85,6 +86,6 @@ def test_witness_search_chunked_equals_one_pass():
     # Against a plain search over all rows of other groups.
     for i, j, dist in zip(rows, *chunked):
         others = np.flatnonzero(codes[1] != codes[1][i])
-        total = np.hypot(_exact.pair_feature_distances(Z[i][None, :], Z[others]) * scale,
+        total = np.hypot(_exact_kernel.pair_feature_distances(Z[i][None, :], Z[others]) * scale,
                          y[i] - y[others])
         assert j == others[np.argmin(total)] and dist == total.min()
