@@ -355,7 +355,7 @@ def test_report_command_names_its_inputs_and_skips_prediction_columns(tmp_path, 
 
 
 def test_confidence_level_written_as_a_reader_writes_it():
-    from skfair_manifold._html import _level
+    from skfair_manifold._html._text import _level
 
     assert _level(0.95) == "95%"
     assert _level(0.975) == "97.5%"

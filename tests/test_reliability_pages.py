@@ -5,7 +5,8 @@ import re
 import numpy as np
 import pytest
 
-from skfair_manifold._html import FSI, PDI, _anchor, graph_layout, safe_text, unique_anchors
+from skfair_manifold._html._charts import graph_layout
+from skfair_manifold._html._text import FSI, PDI, _anchor, safe_text, unique_anchors
 from skfair_manifold.metrics import fairness_report
 from skfair_manifold.situation_testing import SituationTestingAuditor
 
@@ -134,3 +135,16 @@ def test_long_words_wrap_and_the_graph_stays_narrow():
                           [long_name], "b")
     assert layout["width"] <= 1280
     assert all(len(node["name"]) <= 30 for node in layout["nodes"])
+
+
+def test_bar_labels_are_cut_at_label_chars_and_graph_nodes_at_30():
+    """The bars keep ``LABEL_CHARS`` characters (the full label is the tooltip); a
+    node of the causal graph keeps 30: two limits, each used where it is documented."""
+    from skfair_manifold._html._charts import LABEL_CHARS, bar_chart
+
+    label = "x" * 60
+    bar = bar_chart("t", [label], [("rate", [0.5], None)])["bars"][0]
+    assert len(bar["label"]) == LABEL_CHARS and bar["label"].endswith("\u2026")
+    assert bar["full_label"] == label
+    graph = graph_layout({"d": ["p" * 50]}, "d", [], None)
+    assert {len(n["name"]) for n in graph["nodes"]} == {1, 30}

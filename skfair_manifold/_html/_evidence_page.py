@@ -13,7 +13,9 @@ import datetime
 
 import numpy as np
 
-from . import SafeText, _environment, _num, _pval, graph_layout, safe_text, unique_anchors
+from ._charts import graph_layout
+from ._environment import _environment
+from ._text import SafeText, _num, _pval, safe_text, unique_anchors
 
 SIDES = ("unprotected", "protected")
 #: a line of testers on a sheet names at most this many ids in its first cell; the ids

@@ -11,7 +11,6 @@ import numpy as np
 #: Bytes the cache may hold in each process (arrays kept for the check included).
 DEFAULT_BUDGET = 512 * 2 ** 20
 
-
 #: Bytes of an array hashed for its key (evenly spaced rows beyond).
 _HASHED_BYTES = 1 << 18
 

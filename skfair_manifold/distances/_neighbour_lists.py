@@ -14,12 +14,10 @@ LIST_LENGTH = 32
 
 _BOUND_SLACK = 2.0 ** -40
 
-
 #: Relative slack of the squared comparisons of :meth:`NeighbourLists.answer`.
 _SQUARE_SLACK = 1.0 + 2.0 ** -40
 
 _SQUARE_FLOOR = float(np.finfo(np.float64).tiny)
-
 
 #: Pairs whose direct distances are computed at once.
 _PAIR_CHUNK = 1 << 14
@@ -213,7 +211,6 @@ def lists_nbytes(shape, n_attributes, length=None):
 
 #: Undecided rows answered by a plain search (below) rather than the engine.
 _PLAIN_ROWS = 64
-
 
 #: Undecided rows per attribute whose distances to all rows the lists keep (a
 #: search on 6,000 rows of the credit-like table left 54-67 distinct ones per
