@@ -20,13 +20,9 @@ from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight
 from ._cells import rows_cell_table
 from ._frames import MSG_NEED_DATA, FrameConstraint, frame_cell_table
-from ._rates import GAP_RATES, gaps_of, rates_of
-from ._common import (
-    MSG_GROUP_UNDEFINED,
-    MSG_GROUPS_LEFT_OUT,
-    UndefinedFairnessWarning,
-    positive_masks,
-)
+from ._group_engine import rate_gaps
+from ._rates import GAP_RATES
+from ._common import UndefinedFairnessWarning, positive_masks
 
 _PARAMS = {
     "y_true": ["array-like", str],
@@ -139,33 +135,29 @@ def _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight, m
     return rows_cell_table(sensitive_features, n, true_pos, pred_pos, weights)
 
 
-def _rate_gaps(table, *, method, metric, what, kind="difference", intersect=False):
+def _rate_gaps(table, *, method, metric, kind="difference", intersect=False):
     """Per-attribute largest gap of ``metric``'s rate over groups, from the cell table.
 
-    Groups with a zero denominator are left out of the gap (one warning per
-    attribute); fewer than 2 groups left gives ``nan``.
+    Every group is compared (:func:`._group_engine.rate_gaps`, the report's
+    computation); groups with a zero denominator are left out of the gap
+    (one warning per attribute); fewer than 2 groups left gives ``nan``.
     """
     if intersect:
         table = table.intersect()
-    rate_name = GAP_RATES[metric]
-    overall = rates_of(table.total()["weight"])[rate_name]
+    total = table.total()
     form = ("" if method == "between_groups" else "_to_overall")
     gaps = np.empty(len(table.attributes))
     for k, name in enumerate(table.attributes):
-        rate = rates_of(table.sums(k)["weight"])[rate_name]
         values = table.groups[k]
-        defined = ~np.isnan(rate)
-        n_defined = int(defined.sum())
-        if n_defined < defined.shape[0]:
-            msg = MSG_GROUPS_LEFT_OUT if n_defined >= 2 else MSG_GROUP_UNDEFINED
-            warnings.warn(
-                msg.format(metric=metric, attr=name, what=what, n_defined=n_defined,
-                           groups=list(values[~defined].tolist())),
-                UndefinedFairnessWarning, stacklevel=3)
-            if n_defined < 2:
-                gaps[k] = np.nan
-                continue
-        gaps[k] = gaps_of(rate, overall, np.ones(rate.shape[0], dtype=bool))[kind + form]
+        _, rate_gap, n_defined, message = rate_gaps(
+            table.sums(k), total, GAP_RATES[metric], np.ones(values.shape[0], dtype=bool),
+            metric=metric, attr=name, values=values)
+        if message is not None:
+            warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
+        if n_defined < 2:
+            gaps[k] = np.nan
+            continue
+        gaps[k] = rate_gap[kind + form]
         if np.isnan(gaps[k]):
             warnings.warn(MSG_RATIO_UNDEFINED.format(metric=metric, attr=name),
                           UndefinedFairnessWarning, stacklevel=3)
@@ -226,8 +218,8 @@ def demographic_parity(
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "demographic_parity")
-    gaps = _rate_gaps(table, method=method, metric="demographic_parity",
-                      what="row of non-zero weight", kind=kind, intersect=intersect)
+    gaps = _rate_gaps(table, method=method, metric="demographic_parity", kind=kind,
+                      intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -274,8 +266,8 @@ def equal_opportunity(
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "equal_opportunity")
-    gaps = _rate_gaps(table, method=method, metric="equal_opportunity",
-                      what="row with y_true == pos_label", kind=kind, intersect=intersect)
+    gaps = _rate_gaps(table, method=method, metric="equal_opportunity", kind=kind,
+                      intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -322,8 +314,8 @@ def predictive_quality_parity(
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "predictive_quality_parity")
-    gaps = _rate_gaps(table, method=method, metric="predictive_quality_parity",
-                      what="row with y_pred == pos_label", kind=kind, intersect=intersect)
+    gaps = _rate_gaps(table, method=method, metric="predictive_quality_parity", kind=kind,
+                      intersect=intersect)
     return _aggregate(gaps, aggregate, kind)
 
 

@@ -64,6 +64,32 @@ def verdict(low, high, value, threshold=FOUR_FIFTHS):
     return "inconclusive"
 
 
+def rate_gaps(sums, total, rate, compared, *, metric, attr, values):
+    """One attribute's gaps of ``metric``'s ``rate`` over the ``compared`` groups.
+
+    The one computation of a gap from the cell table, shared by the metric
+    functions (every group compared) and the report (groups of at least
+    ``min_group_size`` rows). Groups whose rate is undefined (a zero
+    denominator) are left out of the gap.
+
+    Returns ``(rates, gaps, n_defined, message)``: the groups' rates, the
+    gaps of :func:`._rates.gaps_of` (every form, and the groups behind
+    them), the number of compared groups whose rate is defined, and the
+    message naming the groups left out (None when none is).
+    """
+    rates = rates_of(sums["weight"])[rate]
+    gaps = gaps_of(rates, rates_of(total["weight"])[rate], compared)
+    defined = ~np.isnan(rates)
+    n_defined = int((defined & compared).sum())
+    message = None
+    if n_defined < int(compared.sum()):
+        msg = MSG_GROUPS_LEFT_OUT if n_defined >= 2 else MSG_GROUP_UNDEFINED
+        message = msg.format(metric=metric, attr=attr, what=_WHAT[metric],
+                             n_defined=n_defined,
+                             groups=list(values[compared & ~defined].tolist()))
+    return rates, gaps, n_defined, message
+
+
 def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
     """Every table of the report from ``table``; see :class:`FairnessReport` for the layout.
 
@@ -108,7 +134,11 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
                 counts=dict(zip(values.tolist(), count.tolist()))))
         row, row_iv = {}, {}
         for metric, rate in {**GAP_RATES, "base_rate": "base_rate"}.items():
-            gaps = gaps_of(rates[rate], overall_rates[rate], compared)
+            if metric == "base_rate":
+                gaps = gaps_of(rates[rate], overall_rates[rate], compared)
+            else:
+                _, gaps, _, message = rate_gaps(sums, total, rate, compared, metric=metric,
+                                                attr=name, values=values)
             ivs = gap_intervals(sums["weight"], sums["weight_sq"], total["weight"],
                                 total["weight_sq"], rate, compared, confidence)
             forms = GAP_FORMS if metric != "base_rate" else ("difference", "ratio")
@@ -124,13 +154,8 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
             row[f"{metric}_detectable_difference"] = (
                 detectable_difference(sizes.min(), sizes.max(), float(overall_rates[rate]))
                 if sizes.shape[0] >= 2 else np.nan)
-            defined = ~np.isnan(rates[rate])
-            n_defined = int((defined & compared).sum())
-            if n_defined < int(compared.sum()):
-                msg = MSG_GROUPS_LEFT_OUT if n_defined >= 2 else MSG_GROUP_UNDEFINED
-                messages.append(msg.format(metric=metric, attr=name, what=_WHAT[metric],
-                                           n_defined=n_defined,
-                                           groups=list(values[compared & ~defined].tolist())))
+            if message is not None:
+                messages.append(message)
         ratio = row["demographic_parity_ratio"]
         row["passes_four_fifths"] = bool(ratio >= FOUR_FIFTHS)
         row["four_fifths"] = verdict(row_iv["demographic_parity_ratio_low"],
