@@ -19,7 +19,8 @@ from ..utils._typing import ArrayLike, Label, SensitiveLike
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._validation import check_pair, check_sample_weight
 from ._cells import rows_cell_table
-from ._frames import MSG_NEED_DATA, FrameConstraint, frame_cell_table
+from ._frame_cells import frame_cell_table
+from ._frames import MSG_NEED_DATA, FrameConstraint
 from ._group_engine import rate_gaps
 from ._rates import GAP_RATES
 from ._common import UndefinedFairnessWarning, positive_masks

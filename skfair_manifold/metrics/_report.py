@@ -21,79 +21,21 @@ from sklearn.utils import check_random_state
 from ..utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ..utils._sklearn_compat import HasMethods, Interval, validate_params
 from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
-from ..utils._validation import (
-    check_pair,
-    check_sample_weight,
-    is_dataframe,
-    is_series,
-    resolve_columns,
-    split_columns,
-)
-from ._cells import rows_cell_table
-from ._common import UndefinedFairnessWarning, positive_masks
-from ._frames import (
-    MSG_NEED_DATA,
-    FrameConstraint,
-    frame_cell_table,
-    frame_columns,
-    is_lazy,
-    refuse_rows,
-)
+from ._common import UndefinedFairnessWarning
+from ._frame_cells import frame_cell_table
+from ._frames import MSG_NEED_DATA, FrameConstraint, frame_columns, is_lazy, refuse_rows
 from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
+from ._report_hfm import _hfm_section
+from ._report_rows import _rows_table
+
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
 
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
-
-MSG_DR_NEEDS_COLUMNS = (
-    "the discriminative risk perturbs the estimator's input, so with estimator= the "
-    "sensitive_features must name the sensitive columns of X (names or positions, for "
-    "example sensitive_features=['sex', 'race']) or be columns of X given as a named Series "
-    "or DataFrame; got {got}."
-)
-MSG_X_NEEDED = (
-    "sensitive_features={got!r} names columns, which needs X (the features with the "
-    "sensitive columns in them)."
-)
-
-
-def _is_column_reference(value, n_samples):
-    if isinstance(value, (str, Integral)) and not isinstance(value, bool):
-        return True
-    return (isinstance(value, (list, tuple)) and 0 < len(value) < n_samples
-            and all(isinstance(v, (str, Integral)) and not isinstance(v, bool)
-                    for v in value))
-
-
-def _names_in_X(A, X):
-    """The names of ``A``'s columns when ``A`` is a named Series or DataFrame whose every
-    column is a column of the DataFrame ``X``; else None."""
-    if X is None or not is_dataframe(X):
-        return None
-    if is_dataframe(A):
-        names = list(A.columns)
-    elif is_series(A) and getattr(A, "name", None) is not None:
-        names = [A.name]
-    else:
-        return None
-    columns = list(X.columns)
-    return names if names and all(n in columns for n in names) else None
-
-
-def _column_name(values, default):
-    name = getattr(values, "name", None)
-    return default if name is None else str(name)
-
-
-def _favourable(pos_label, y_true):
-    """The favourable class as the metrics resolved it."""
-    if pos_label is not None:
-        return pos_label
-    return True if y_true.dtype.kind == "b" else 1
 
 
 @validate_params(
@@ -363,128 +305,3 @@ str, int or list
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
     return report
-
-
-def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sample_weight,
-                random_state):
-    """The cell table of in-memory rows, and what HFM and DR need of the rows."""
-    names_given = {"label": _column_name(y_true, "y_true"),
-                   "prediction": _column_name(y_pred, "y_pred")}
-    y_true, y_pred = check_pair(y_true, y_pred)
-    n = y_true.shape[0]
-    true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "fairness_report")
-    weights = check_sample_weight(sample_weight, n)
-    rng = check_random_state(random_state)
-    seed = int(rng.randint(np.iinfo(np.int32).max))
-
-    X_hfm, positions, A = X, None, sensitive_features
-    named = _names_in_X(sensitive_features, X)
-    if _is_column_reference(sensitive_features, n) or named is not None:
-        if X is None:
-            raise ValueError(MSG_X_NEEDED.format(got=sensitive_features))
-        positions, _ = resolve_columns(X, named if named is not None else sensitive_features)
-        A, X_hfm = split_columns(X, positions, drop=True)
-    elif estimator is not None:
-        raise ValueError(MSG_DR_NEEDS_COLUMNS.format(got=type(sensitive_features).__name__))
-    if estimator is not None and X is None:
-        raise ValueError("estimator= needs X, the rows the estimator predicts.")
-
-    table = rows_cell_table(A, n, true_pos, pred_pos, weights)
-    rows = {"names_given": names_given, "weighted": weights is not None, "y_true": y_true,
-            "y_pred": y_pred, "X_hfm": X_hfm, "A": A, "positions": positions}
-    return table, _favourable(pos_label, y_true), rng, seed, rows
-
-
-def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
-                 caught, label):
-    """HFM per attribute on the features the model sees.
-
-    Returns (frame, bunch, features, witnesses): ``witnesses`` as
-    :func:`~._hfm_witnesses.witness_records` gives them.
-    """
-    from ._hfm import hfm_report as _hfm_report
-    from ._hfm_witnesses import witness_records
-
-    features = None
-    if estimator is not None:
-        from ..utils._pipeline import _is_pipeline, transformed_features
-
-        if _is_pipeline(estimator):
-            dropped = [list(X.columns)[p] for p in positions] if is_dataframe(X) else positions
-            X_hfm, features = transformed_features(estimator, X, dropped,
-                                                   scorer="fairness_report")
-    if features is None and is_dataframe(X_hfm):
-        features = [str(c) for c in X_hfm.columns]
-    with warnings.catch_warnings(record=True) as hfm_caught:
-        warnings.simplefilter("always", UndefinedFairnessWarning)
-        bunch = _hfm_report(y_true, y_pred, X=X_hfm, sensitive_features=A, **options)
-    for item in hfm_caught:
-        if issubclass(item.category, UndefinedFairnessWarning):
-            caught.append(str(item.message))
-        else:  # pragma: no cover - re-emit what is not ours to record
-            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
-    witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
-                                feature_names=features, scale=options.get("scale", True))
-    witnesses["method"] = bunch.method
-    return _hfm_frame(bunch, attributes, label), bunch, features, witnesses
-
-
-def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
-    """HFM per attribute and overall as a DataFrame (with intervals when the report has them)."""
-    import pandas as pd
-
-    per = report.per_attribute
-    quantities = ("hfm_max", "hfm_avg", "d_max", "d_f_max", "d_avg", "d_f_avg")
-    rows = {str(name): {q: float(per[q][k]) for q in quantities} for k, name in enumerate(names)}
-    rows[label] = {q: float(report[q]) for q in quantities}
-    frame = pd.DataFrame.from_dict(rows, orient="index")
-    ci = getattr(report, "ci", None) if not isinstance(report, dict) else report.get("ci")
-    if ci is not None:
-        for q in quantities:
-            overall = _pair(_get(ci, q))
-            per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)  # per_attribute.ci
-            if overall is None:
-                continue
-            pairs = [_pair(None if per_ci is None else _index(per_ci, k))
-                     for k in range(len(names))] + [overall]
-            # An exact value (the exact engine, a maximum checked to the end) is a
-            # value, not a zero-width interval: nan, shown as the value alone.
-            pairs = [(np.nan, np.nan) if pair is None or pair[0] == pair[1] else pair
-                     for pair in pairs]
-            if all(np.isnan(pair[0]) for pair in pairs):
-                continue
-            frame[f"{q}_low"] = [pair[0] for pair in pairs]
-            frame[f"{q}_high"] = [pair[1] for pair in pairs]
-    row_ci = _get(report, "row_ci")
-    if row_ci is not None:  # sampling of the rows (hfm_report's n_boot)
-        for q in ("d_avg", "d_f_avg", "hfm_avg"):
-            per_rows = np.asarray(_get(_get(row_ci, "per_attribute"), q), dtype=np.float64)
-            overall = _get(row_ci, q)
-            frame[f"{q}_rows_low"] = [*per_rows[:, 0], overall[0]]
-            frame[f"{q}_rows_high"] = [*per_rows[:, 1], overall[1]]
-    frame.index.name = "attribute"
-    return frame
-
-
-def _get(obj, key):
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
-def _index(obj, k):
-    arr = np.asarray(obj, dtype=np.float64)
-    if arr.ndim == 2 and arr.shape[1] == 2:  # (n_attributes, 2)
-        return arr[k]
-    if arr.ndim == 2 and arr.shape[0] == 2:  # (2, n_attributes)
-        return arr[:, k]
-    return None
-
-
-def _pair(obj):
-    if obj is None:
-        return None
-    arr = np.asarray(obj, dtype=np.float64).reshape(-1)
-    return (float(arr[0]), float(arr[1])) if arr.shape[0] == 2 else None
