@@ -17,7 +17,7 @@ from skfair_manifold.metrics import (
     hfm_max,
     hfm_report,
 )
-from skfair_manifold.metrics._hfm import MSG_D_ZERO, MSG_DF_ZERO
+from skfair_manifold.metrics._hfm_values import MSG_D_ZERO, MSG_DF_ZERO
 
 
 def plain_rows(X, y, a):
@@ -247,13 +247,16 @@ def test_candidates_others_is_passed_to_the_engine():
 
 
 def test_the_metric_layer_enters_the_engine_by_one_name():
-    """metrics/_hfm.py keeps Eq. 8; everything about distances comes from one entry."""
+    """metrics/_hfm.py and _hfm_values.py keep Eq. 8; everything about distances comes
+    from one entry."""
     import ast
     import inspect
 
-    from skfair_manifold.metrics import _hfm
+    from skfair_manifold.metrics import _hfm, _hfm_values
 
-    tree = ast.parse(inspect.getsource(_hfm))
-    imported = [(node.module, [a.name for a in node.names]) for node in ast.walk(tree)
-                if isinstance(node, ast.ImportFrom) and "distances" in (node.module or "")]
+    imported = []
+    for module in (_hfm, _hfm_values):
+        tree = ast.parse(inspect.getsource(module))
+        imported += [(node.module, [a.name for a in node.names]) for node in ast.walk(tree)
+                     if isinstance(node, ast.ImportFrom) and "distances" in (node.module or "")]
     assert imported == [("distances._rows", ["row_distances"])]
