@@ -869,3 +869,31 @@ def test_audit_notes_of_fit_on_stderr(capsys, decisions_csv):
     assert payload["identifier_columns"] == ["person"] and len(payload["notes"]) == 1
     code, _, err = cli(capsys, "audit", path, *args, "-k", "20", "-o", os.devnull)
     assert code == EXIT_OK and err == ""  # --quiet
+
+
+def test_the_audit_options_of_the_auditor_are_its_parameters_with_its_defaults():
+    """Each audit option marked ``auditor=True`` is a parameter of the auditor, has no
+    default of its own (the auditor's applies), offers only values the auditor accepts,
+    and reaches it only when given."""
+    import inspect
+
+    from skfair_manifold.cli._options import AUDIT_OPTIONS, _dest, auditor_options
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+    from skfair_manifold.situation_testing._checks import PARAMETER_CONSTRAINTS
+
+    params = inspect.signature(SituationTestingAuditor).parameters
+    forwarded = [item for item in AUDIT_OPTIONS if item.auditor]
+    assert {_dest(item) for item in forwarded} >= {"method", "k", "tau", "flag_rule", "fdr",
+                                                   "fdr_method", "bound", "alpha_test"}
+    for item in forwarded:
+        name = _dest(item)
+        assert name in params and "default" not in item.settings
+        checks = [c for c in PARAMETER_CONSTRAINTS[name] if hasattr(c, "is_satisfied_by")]
+        for choice in item.settings.get("choices", []):
+            assert any(c.is_satisfied_by(choice) for c in checks), (name, choice)
+    base = ["audit", "x.csv", "--decision", "d", "--positive-label", "1", "--protected", "s",
+            "--protected-value", "f"]
+    args = vars(build_parser().parse_args(base))
+    assert auditor_options(args) == {} and "k" not in args
+    args = vars(build_parser().parse_args(base + ["-k", "20", "--fdr", "none"]))
+    assert auditor_options(args) == {"k": 20, "fdr": None}

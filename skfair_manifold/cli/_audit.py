@@ -131,32 +131,28 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
     return report, scores, notes
 
 
-def run_audit(*, file, decision, positive_label, protected, protected_value, features=None,
-              id=None, method="cbn", k=50, tau=0.05, flag_rule="exact", bound="wald",
-              fdr=0.1, fdr_method="bh", causal_effect="max_over_groups", alpha_test=None,
-              graph=None, alpha=None, nominal=None, ordinal=None,
-              interval=None, n_bins=5, binning="mdlp", seed=None, all_rows=False, format="csv", html=None,
-              html_sheets=500, testers=None, batch_size=None, n_jobs=None, quiet=False, sep=",",
-              output=None, csv_escape=True, flagged_rows=None):
+def run_audit(*, file, decision, positive_label, protected, protected_value, features, id,
+              graph, nominal, ordinal, interval, seed, all_rows, format, html, html_sheets,
+              testers, flagged_rows, batch_size, quiet, sep, output, csv_escape,
+              auditor_options):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
 
-    ``alpha_test`` and ``alpha`` left at None take the auditor's defaults;
-    ``seed`` and ``batch_size`` are accepted for old command lines and
-    change nothing.
+    The options are the parser's (:data:`._options.AUDIT_OPTIONS`, defaults
+    there); ``auditor_options`` holds the auditor's options given on the
+    command line, so that the others keep the auditor's own defaults.
+    ``seed`` and ``batch_size`` are accepted for old command lines and change
+    nothing.
     """
     import numpy as np
 
     if is_parquet(file):  # CBN-DD cell by cell through DuckDB (``_audit_parquet``)
         from skfair_manifold.cli._audit_parquet import run_audit_parquet
 
-        options = {"alpha": alpha, "alpha_test": alpha_test}
-        options = {name: value for name, value in options.items() if value is not None}
-        options.update(k=k, tau=tau, flag_rule=flag_rule, bound=bound, fdr=fdr,
-                       fdr_method=fdr_method, causal_effect=causal_effect, nominal=nominal,
-                       ordinal=ordinal, interval=interval, n_jobs=n_jobs)
+        options = {**auditor_options, "nominal": nominal, "ordinal": ordinal,
+                   "interval": interval}
         return run_audit_parquet(
             file=file, decision=decision, positive_label=positive_label, protected=protected,
-            protected_value=protected_value, features=features, id=id, method=method,
+            protected_value=protected_value, features=features, id=id,
             graph_value=load_graph(graph) if graph else None, options=options,
             all_rows=all_rows, html=html, testers=testers, flagged_rows=flagged_rows,
             format=format, quiet=quiet, output=output, csv_escape=csv_escape)
@@ -193,14 +189,10 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     y = frame[decision]
     from skfair_manifold.situation_testing import SituationTestingAuditor
 
-    options = {"alpha": alpha, "alpha_test": alpha_test}
     auditor = SituationTestingAuditor(
-        protected=protected, protected_value=protected_value, method=method, k=k, tau=tau,
-        flag_rule=flag_rule, bound=bound, fdr=fdr, fdr_method=fdr_method,
-        causal_effect=causal_effect, positive_label=positive_label, graph=graph_value,
-        nominal=nominal, ordinal=ordinal, interval=interval, n_bins=n_bins, binning=binning,
-        n_jobs=n_jobs,
-        **{name: value for name, value in options.items() if value is not None})
+        protected=protected, protected_value=protected_value, positive_label=positive_label,
+        graph=graph_value, nominal=nominal, ordinal=ordinal, interval=interval,
+        **auditor_options)
     if not quiet:
         for given, note in ((seed, MSG_SEED_UNUSED), (batch_size, MSG_BATCH_UNUSED)):
             if given is not None:
@@ -221,8 +213,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                         auditor=auditor, report=report, scores=scores, ids=ids)
     candidates = report.settings["n_candidates"]
     if not quiet:
-        print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with {method.upper()}-DD "
-              f"(k={k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
+        print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
+              f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
               f"with {protected}={protected_value!s} and a negative decision are flagged as "
               f"discriminated.", file=sys.stderr)
         if len(report) and "verdict" in report.summary:
@@ -231,7 +223,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
             print("verdicts of the flagged: " + ", ".join(
                 f"{label} {count}" for label, count in zip(labels, counts)) + ".",
                 file=sys.stderr)
-    if method == "cbn" and not quiet:
+    if auditor.method == "cbn" and not quiet:
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
     # the report carries the settings and the provenance; the command adds its input

@@ -30,10 +30,10 @@ MSG_NEEDS_ROWS = (
 
 
 def run_audit_parquet(*, file, decision, positive_label, protected, protected_value,
-                      features, id, method, graph_value, options, all_rows, html, testers,
+                      features, id, graph_value, options, all_rows, html, testers,
                       flagged_rows, format, quiet, output, csv_escape):
     """``audit`` on a Parquet file; returns the exit code (0), raises CLIError on bad input."""
-    for given, option in ((method != "cbn", "--method knn"), (html is not None, "--html"),
+    for given, option in ((options.get("method") not in (None, "cbn"), "--method knn"), (html is not None, "--html"),
                           (testers is not None, "--testers"), (all_rows, "--all-rows"),
                           (id is not None, "--id")):
         if given:

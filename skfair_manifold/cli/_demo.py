@@ -8,7 +8,7 @@ MIN_SAMPLES = 200
 MAX_SAMPLES = 1_000_000
 
 
-def run_demo_command(*, n_samples=6000, seed=0):
+def run_demo_command(*, n_samples, seed):
     """Run :func:`skfair_manifold._demo.run_demo`; refuse sizes it cannot work with."""
     if n_samples < MIN_SAMPLES:
         raise CLIError(f"--n-samples {n_samples} is too small: the demo trains on half of "

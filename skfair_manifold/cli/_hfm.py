@@ -261,11 +261,13 @@ def _engine(report):
     return None if bunch is None else str(bunch.get("method"))
 
 
-def run_hfm(*, file, label, prediction, sensitive, features=None, max_categories=50,
-            method="auto", m1=5, m2=None, scale=True, pos_label=None, baselines=True,
-            n_boot=0, confidence=0.95, intersect=False, seed=0, format="table",
-            quiet=False, sep=",", output=None, min_group_size=30):
-    """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input."""
+def run_hfm(*, file, label, prediction, sensitive, features, max_categories, method, m1, m2,
+            scale, pos_label, baselines, n_boot, confidence, intersect, seed, format, quiet,
+            sep, output, min_group_size):
+    """The ``hfm`` command; returns the exit code (0), raises CLIError on bad input.
+
+    The options are the parser's (:data:`._options.HFM_OPTIONS`, defaults there).
+    """
     if is_parquet(file):
         raise CLIError(MSG_HFM_PARQUET.format(path=file))
     data = load_predictions(file=file, label=label, prediction=prediction,

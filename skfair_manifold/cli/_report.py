@@ -34,11 +34,13 @@ NOTE_PARQUET_HFM = (
 )
 
 
-def run_report(*, file, label, prediction, sensitive, features=None, max_categories=50,
-               method="auto", m1=5, m2=None, scale=True, pos_label=None, n_boot=0,
-               confidence=0.95, intersect=False, seed=0, hfm=True, title="Fairness report",
-               quiet=False, sep=",", output=None, min_group_size=30):
-    """The ``report`` command; returns the exit code (0), raises CLIError on bad input."""
+def run_report(*, file, label, prediction, sensitive, features, max_categories, method, m1,
+               m2, scale, pos_label, n_boot, confidence, intersect, seed, hfm, title, quiet,
+               sep, output, min_group_size):
+    """The ``report`` command; returns the exit code (0), raises CLIError on bad input.
+
+    The options are the parser's (:data:`._options.REPORT_OPTIONS`, defaults there).
+    """
     if is_parquet(file):
         if hfm:
             note(quiet, NOTE_PARQUET_HFM.format(path=file))
