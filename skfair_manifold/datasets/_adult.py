@@ -3,15 +3,7 @@
 from sklearn.utils import Bunch
 
 from ..utils._typing import PathLike
-from ._base import (
-    _check_columns,
-    _check_loader_args,
-    _check_numeric,
-    _find_file,
-    _import_pandas,
-    _make_bunch,
-    _read_csv,
-)
+from ._paper import PaperDataset, load_paper_dataset
 from ._ricci import URL_FAIRNESS_COMPARISON
 
 _KEEP = [
@@ -49,6 +41,21 @@ Preprocessing: fairness-comparison's ``Adult`` class, copied by the HFM authors.
 fairness/data/raw/adult.csv of algofairness/fairness-comparison. Source: UCI Machine
 Learning Repository, "Census Income" (Becker and Kohavi, 1996).
 """
+
+
+def _prepare(frame, filename):
+    # The UCI test split writes ">50K." with a full stop.
+    labels = frame[_TARGET].astype(str).str.rstrip(".")
+    target = (labels == ">50K").astype("int64")
+    return frame.drop(columns=_TARGET), target, _KEEP
+
+
+ADULT = PaperDataset(
+    name="Adult", folder="adult", filenames=("adult.csv",), url=URL_FAIRNESS_COMPARISON,
+    columns=tuple(_KEEP), numeric=tuple(_NUMERICAL), prepare=_prepare, target_name=_TARGET,
+    sensitive_features=("race", "sex"), privileged={"race": "White", "sex": "Male"},
+    numerical_features=tuple(_NUMERICAL), categorical_features=tuple(_CATEGORICAL),
+    descr=DESCR, read_options={"na_values": "?", "skipinitialspace": True})
 
 
 def load_adult(
@@ -102,29 +109,5 @@ def load_adult(
     >>> X.shape, int(y.sum())  # doctest: +SKIP
     ((30162, 13), 7508)
     """
-    _check_loader_args(path, data_home, as_frame, return_X_y)
-    pd = _import_pandas()
-    filename = _find_file(path, data_home, dataset="Adult", folder="adult",
-                          filenames=["adult.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = _read_csv(filename, pd, na_values="?", skipinitialspace=True)
-    _check_columns(frame, _KEEP, filename=filename.name, dataset="Adult")
-    _check_numeric(frame, _NUMERICAL, filename=filename.name, dataset="Adult")
-    frame = frame[_KEEP].dropna()
-    # The UCI test split writes ">50K." with a full stop.
-    labels = frame[_TARGET].astype(str).str.rstrip(".")
-    target = (labels == ">50K").astype("int64")
-    data = frame.drop(columns=_TARGET)
-    return _make_bunch(
-        data,
-        target=target,
-        target_name=_TARGET,
-        sensitive_features=["race", "sex"],
-        privileged={"race": "White", "sex": "Male"},
-        numerical_features=_NUMERICAL,
-        categorical_features=_CATEGORICAL,
-        raw_columns=_KEEP,
-        descr=DESCR,
-        filename=filename,
-        as_frame=as_frame,
-        return_X_y=return_X_y,
-    )
+    return load_paper_dataset(ADULT, path, data_home=data_home, as_frame=as_frame,
+                              return_X_y=return_X_y)

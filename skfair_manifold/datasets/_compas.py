@@ -3,15 +3,7 @@
 from sklearn.utils import Bunch
 
 from ..utils._typing import PathLike
-from ._base import (
-    _check_columns,
-    _check_loader_args,
-    _check_numeric,
-    _find_file,
-    _import_pandas,
-    _make_bunch,
-    _read_csv,
-)
+from ._paper import PaperDataset, load_paper_dataset
 
 _URL = (
     "https://github.com/propublica/compas-analysis (commit "
@@ -71,6 +63,32 @@ ProPublica's filter alone gives the usual 6172; the 5 extra rows lack c_charge_d
 Source: propublica/compas-analysis ("Machine Bias"); the repository has no licence
 file and states no terms of use.
 """
+
+
+def _prepare(frame, filename):
+    frame = frame[
+        frame["days_b_screening_arrest"].between(-30, 30)
+        & (frame["is_recid"] != -1)
+        & (frame["c_charge_degree"] != "O")
+        & (frame["score_text"] != "N/A")
+    ]
+    frame = frame.drop(columns=_DROPPED)
+    target = frame[_TARGET].astype("int64")
+    return frame.drop(columns=_TARGET), target, list(frame.columns)
+
+
+#: the two variants, by ``violent``
+COMPAS = {
+    violent: PaperDataset(
+        name="COMPAS violent recidivism" if violent else "COMPAS recidivism",
+        folder=folder, filenames=tuple(names), url=_URL, columns=tuple(_KEEP),
+        numeric=(*_NUMERICAL, "days_b_screening_arrest", "is_recid", _TARGET),
+        prepare=_prepare, target_name=_TARGET, sensitive_features=("sex", "race"),
+        privileged={"sex": "Male", "race": "Caucasian"},
+        numerical_features=tuple(_NUMERICAL), categorical_features=tuple(_CATEGORICAL),
+        descr=DESCR)
+    for violent, (folder, names) in _FILES.items()
+}
 
 
 def load_compas(
@@ -133,39 +151,7 @@ def load_compas(
     >>> ppvr.data.shape  # doctest: +SKIP
     (4010, 10)
     """
-    _check_loader_args(path, data_home, as_frame, return_X_y)
     if not isinstance(violent, bool):
         raise TypeError(f"violent must be True or False; got {violent!r}.")
-    pd = _import_pandas()
-    folder, names = _FILES[violent]
-    name = "COMPAS violent recidivism" if violent else "COMPAS recidivism"
-    filename = _find_file(path, data_home, dataset=name, folder=folder, filenames=names,
-                          url=_URL)
-    frame = _read_csv(filename, pd)
-    _check_columns(frame, _KEEP, filename=filename.name, dataset=name)
-    _check_numeric(frame, [*_NUMERICAL, "days_b_screening_arrest", "is_recid", _TARGET],
-                   filename=filename.name, dataset=name)
-    frame = frame[_KEEP].dropna()
-    frame = frame[
-        frame["days_b_screening_arrest"].between(-30, 30)
-        & (frame["is_recid"] != -1)
-        & (frame["c_charge_degree"] != "O")
-        & (frame["score_text"] != "N/A")
-    ]
-    frame = frame.drop(columns=_DROPPED)
-    target = frame[_TARGET].astype("int64")
-    data = frame.drop(columns=_TARGET)
-    return _make_bunch(
-        data,
-        target=target,
-        target_name=_TARGET,
-        sensitive_features=["sex", "race"],
-        privileged={"sex": "Male", "race": "Caucasian"},
-        numerical_features=_NUMERICAL,
-        categorical_features=_CATEGORICAL,
-        raw_columns=list(frame.columns),
-        descr=DESCR,
-        filename=filename,
-        as_frame=as_frame,
-        return_X_y=return_X_y,
-    )
+    return load_paper_dataset(COMPAS[violent], path, data_home=data_home, as_frame=as_frame,
+                              return_X_y=return_X_y)

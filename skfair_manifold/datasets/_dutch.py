@@ -3,17 +3,8 @@
 from sklearn.utils import Bunch
 
 from ..utils._typing import PathLike
-from ._base import (
-    MSG_NOT_PARSED,
-    MSG_NOT_UTF8,
-    _check_columns,
-    _check_loader_args,
-    _check_numeric,
-    _find_file,
-    _import_pandas,
-    _make_bunch,
-    _read_csv,
-)
+from ._base import MSG_NOT_PARSED, MSG_NOT_UTF8, _read_csv
+from ._paper import PaperDataset, load_paper_dataset
 
 _URL = (
     "https://github.com/tailequy/fairness_dataset (commit "
@@ -52,6 +43,34 @@ both give the same table. Source: "The Dutch Virtual Census of 2001", IPUMS-Euro
 (https://microdata.worldbank.org/index.php/catalog/2102/data-dictionary). The
 source repository states no licence.
 """
+
+
+def _read(filename, pd):
+    """``dutch.csv`` (its header in lower case) or the Weka ARFF in the CSV's form."""
+    if filename.suffix.lower() == ".arff":
+        return _read_arff(filename, pd)
+    frame = _read_csv(filename, pd)
+    frame.columns = [c.lower() for c in frame.columns]
+    return frame
+
+
+def _prepare(frame, filename):
+    target = frame[_TARGET].astype("int64")
+    data = frame.drop(columns=_TARGET)
+    data["sex"] = data["sex"].astype(str)
+    return data, target, _COLUMNS
+
+
+_FEATURES = [c for c in _COLUMNS if c not in ("sex", _TARGET)]
+
+DUTCH_CENSUS = PaperDataset(
+    name="Dutch census 2001", check_name="Dutch census", folder="dutch_census",
+    filenames=("dutch.csv", "dutch_census_2001.arff"), url=_URL, columns=tuple(_COLUMNS),
+    numeric=tuple(c for c in _COLUMNS if c != "sex"), prepare=_prepare, read=_read,
+    dropna=False, target_name=_TARGET, sensitive_features=("sex",),
+    privileged={"sex": "male"},
+    numerical_features=tuple(c for c in _FEATURES if c in _ORDINAL),
+    categorical_features=tuple(c for c in _FEATURES if c not in _ORDINAL), descr=DESCR)
 
 
 def load_dutch_census(
@@ -108,41 +127,8 @@ def load_dutch_census(
     >>> dutch.data.shape, int(dutch.target.sum())  # doctest: +SKIP
     ((60420, 11), 28763)
     """
-    _check_loader_args(path, data_home, as_frame, return_X_y)
-    pd = _import_pandas()
-    filename = _find_file(
-        path, data_home, dataset="Dutch census 2001", folder="dutch_census",
-        filenames=["dutch.csv", "dutch_census_2001.arff"], url=_URL,
-    )
-    if filename.suffix.lower() == ".arff":
-        frame = _read_arff(filename, pd)
-    else:
-        frame = _read_csv(filename, pd)
-        frame.columns = [c.lower() for c in frame.columns]
-    _check_columns(frame, _COLUMNS, filename=filename.name, dataset="Dutch census")
-    _check_numeric(frame, [c for c in _COLUMNS if c != "sex"], filename=filename.name,
-                   dataset="Dutch census")
-    frame = frame[_COLUMNS]
-    target = frame[_TARGET].astype("int64")
-    data = frame.drop(columns=_TARGET)
-    data["sex"] = data["sex"].astype(str)
-    features = [c for c in _COLUMNS if c not in ("sex", _TARGET)]
-    return _make_bunch(
-        data,
-        target=target,
-        target_name=_TARGET,
-        sensitive_features=["sex"],
-        privileged={"sex": "male"},
-        numerical_features=[c for c in features if c in _ORDINAL],
-        categorical_features=[c for c in features if c not in _ORDINAL],
-        raw_columns=_COLUMNS,
-        descr=DESCR,
-        filename=filename,
-        as_frame=as_frame,
-        return_X_y=return_X_y,
-    )
-
-
+    return load_paper_dataset(DUTCH_CENSUS, path, data_home=data_home, as_frame=as_frame,
+                              return_X_y=return_X_y)
 def _read_arff(filename, pd):
     """Read the Weka ARFF and convert it to the form of ``dutch.csv``."""
     from scipy.io import arff

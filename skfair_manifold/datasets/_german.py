@@ -3,15 +3,7 @@
 from sklearn.utils import Bunch
 
 from ..utils._typing import PathLike
-from ._base import (
-    _check_columns,
-    _check_loader_args,
-    _check_numeric,
-    _find_file,
-    _import_pandas,
-    _make_bunch,
-    _read_csv,
-)
+from ._paper import PaperDataset, load_paper_dataset
 from ._ricci import URL_FAIRNESS_COMPARISON
 
 _KEEP = [
@@ -57,6 +49,28 @@ Preprocessing: fairness-comparison's ``German`` class, copied by the HFM authors
 File: fairness/data/raw/german.csv of algofairness/fairness-comparison. Source: UCI
 Statlog (German Credit Data), Prof. Dr. Hans Hofmann, Universitaet Hamburg.
 """
+
+
+def _prepare(frame, filename):
+    sex = frame["personal_status"].map(_SEX)
+    if sex.isna().any():
+        bad = sorted(set(frame.loc[sex.isna(), "personal_status"].astype(str)))
+        raise ValueError(f"{filename.name}: unknown personal_status code(s) {bad!r}.")
+    frame = frame.assign(
+        personal_status=sex,
+        age=(frame["age"] >= 25).map({True: "adult", False: "youth"}),
+    ).rename(columns={"personal_status": "sex"})
+    target = (frame["credit"] == 1).astype("int64")
+    return frame.drop(columns="credit"), target, list(frame.columns)
+
+
+GERMAN_CREDIT = PaperDataset(
+    name="German credit", folder="german_credit", filenames=("german.csv",),
+    url=URL_FAIRNESS_COMPARISON, columns=tuple(_KEEP),
+    numeric=(*_NUMERICAL, "age", "credit"), prepare=_prepare, target_name="credit",
+    sensitive_features=("sex", "age"), privileged={"sex": "male", "age": "adult"},
+    numerical_features=tuple(_NUMERICAL), categorical_features=tuple(_CATEGORICAL),
+    descr=DESCR)
 
 
 def load_german_credit(
@@ -110,36 +124,5 @@ def load_german_credit(
     >>> (credit.sensitive == credit.privileged).sum().to_dict()  # doctest: +SKIP
     {'sex': 690, 'age': 851}
     """
-    _check_loader_args(path, data_home, as_frame, return_X_y)
-    pd = _import_pandas()
-    filename = _find_file(path, data_home, dataset="German credit", folder="german_credit",
-                          filenames=["german.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = _read_csv(filename, pd)
-    _check_columns(frame, _KEEP, filename=filename.name, dataset="German credit")
-    _check_numeric(frame, [*_NUMERICAL, "age", "credit"], filename=filename.name,
-                   dataset="German credit")
-    frame = frame[_KEEP].dropna()
-    sex = frame["personal_status"].map(_SEX)
-    if sex.isna().any():
-        bad = sorted(set(frame.loc[sex.isna(), "personal_status"].astype(str)))
-        raise ValueError(f"{filename.name}: unknown personal_status code(s) {bad!r}.")
-    frame = frame.assign(
-        personal_status=sex,
-        age=(frame["age"] >= 25).map({True: "adult", False: "youth"}),
-    ).rename(columns={"personal_status": "sex"})
-    target = (frame["credit"] == 1).astype("int64")
-    data = frame.drop(columns="credit")
-    return _make_bunch(
-        data,
-        target=target,
-        target_name="credit",
-        sensitive_features=["sex", "age"],
-        privileged={"sex": "male", "age": "adult"},
-        numerical_features=_NUMERICAL,
-        categorical_features=_CATEGORICAL,
-        raw_columns=list(frame.columns),
-        descr=DESCR,
-        filename=filename,
-        as_frame=as_frame,
-        return_X_y=return_X_y,
-    )
+    return load_paper_dataset(GERMAN_CREDIT, path, data_home=data_home, as_frame=as_frame,
+                              return_X_y=return_X_y)

@@ -3,15 +3,7 @@
 from sklearn.utils import Bunch
 
 from ..utils._typing import PathLike
-from ._base import (
-    _check_columns,
-    _check_loader_args,
-    _check_numeric,
-    _find_file,
-    _import_pandas,
-    _make_bunch,
-    _read_csv,
-)
+from ._paper import PaperDataset, load_paper_dataset
 
 URL_FAIRNESS_COMPARISON = (
     "https://github.com/algofairness/fairness-comparison (commit "
@@ -38,6 +30,18 @@ algofairness/fairness-comparison. Data from the district court's decision, brief
 appendices in Ricci v. DeStefano, 554 F. Supp. 2d 142 (D. Conn.), submitted by Weiwen
 Miao; no licence is stated.
 """
+
+
+def _prepare(frame, filename):
+    return frame, (frame["Combine"] >= 70.0).astype("int64"), _KEEP
+
+
+RICCI = PaperDataset(
+    name="Ricci", folder="ricci", filenames=("ricci.csv",), url=URL_FAIRNESS_COMPARISON,
+    columns=tuple(_KEEP), numeric=("Oral", "Written", "Combine"), prepare=_prepare,
+    target_name="Class", sensitive_features=("Race",), privileged={"Race": "W"},
+    numerical_features=("Oral", "Written", "Combine"), categorical_features=("Position",),
+    descr=DESCR)
 
 
 def load_ricci(
@@ -92,27 +96,5 @@ def load_ricci(
     >>> ricci.data.shape, ricci.sensitive["Race"].value_counts()["W"]  # doctest: +SKIP
     ((118, 5), 68)
     """
-    _check_loader_args(path, data_home, as_frame, return_X_y)
-    pd = _import_pandas()
-    filename = _find_file(path, data_home, dataset="Ricci", folder="ricci",
-                          filenames=["ricci.csv"], url=URL_FAIRNESS_COMPARISON)
-    frame = _read_csv(filename, pd)
-    _check_columns(frame, _KEEP, filename=filename.name, dataset="Ricci")
-    _check_numeric(frame, ["Oral", "Written", "Combine"], filename=filename.name,
-                   dataset="Ricci")
-    frame = frame[_KEEP].dropna()
-    target = (frame["Combine"] >= 70.0).astype("int64")
-    return _make_bunch(
-        frame,
-        target=target,
-        target_name="Class",
-        sensitive_features=["Race"],
-        privileged={"Race": "W"},
-        numerical_features=["Oral", "Written", "Combine"],
-        categorical_features=["Position"],
-        raw_columns=_KEEP,
-        descr=DESCR,
-        filename=filename,
-        as_frame=as_frame,
-        return_X_y=return_X_y,
-    )
+    return load_paper_dataset(RICCI, path, data_home=data_home, as_frame=as_frame,
+                              return_X_y=return_X_y)
