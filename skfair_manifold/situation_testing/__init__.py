@@ -8,7 +8,7 @@ and Wu, 2016), or by a method added with ``register_method``.
 
 from ._auditor import SituationTestingAuditor
 from ._evidence import PersonEvidence, SituationTestingReport
-from ._lazy import cell_verdicts
+from ._lazy_verdicts import cell_verdicts
 from ._methods import FitData, register_method, unregister_method
 
 __all__ = ["FitData", "PersonEvidence", "SituationTestingAuditor", "SituationTestingReport",

@@ -18,7 +18,8 @@ from ._checks import PARAMETER_CONSTRAINTS, InputChecks
 from ._evidence import SituationTestingReport
 from ._fitting import Fitting
 from ._flags import COLUMNS, FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
-from ._lazy import fit_frame, flag_frame, is_lazy_frame
+from ._lazy import fit_frame, is_lazy_frame
+from ._lazy_verdicts import flag_frame
 
 
 class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,

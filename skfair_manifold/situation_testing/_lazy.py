@@ -24,19 +24,19 @@ in-memory ``flag(X_fit, y_fit)``.
 
 One scan for an audit. ``fit`` keeps the cells it counted with a weak
 reference to the frame object it was given; ``flag`` and
-:func:`cell_verdicts` on that very object (and the same decision column)
-read those cells instead of counting again, so that fitting and flagging a
-frame scans it once. Another object, even over the same data, is counted
-again; a frame whose data changed since ``fit`` (a DuckDB table updated
-under the same relation) needs a new ``fit`` anyway, since the testers'
-pool is the fitted data.
+:func:`._lazy_verdicts.cell_verdicts` on that very object (and the same
+decision column) read those cells instead of counting again, so that fitting
+and flagging a frame scans it once. Another object, even over the same data,
+is counted again; a frame whose data changed since ``fit`` (a DuckDB table
+updated under the same relation) needs a new ``fit`` anyway, since the
+testers' pool is the fitted data.
 
-What a user gets back. ``flag`` returns the frame, in its own engine and
-still lazy, with a boolean column ``flagged`` (a row is flagged exactly when
-its cell is): nothing is read until the user filters, counts or writes it.
-:func:`cell_verdicts` returns the per-cell table (one row per candidate
-cell: its values, its number of people, the rates, p- and q-value and the
-flag), small and in pandas.
+What a user gets back. ``flag`` returns the frame, in its own engine and still
+lazy, with a boolean column ``flagged`` (a row is flagged exactly when its
+cell is): nothing is read until the user filters, counts or writes it.
+:func:`._lazy_verdicts.cell_verdicts` returns the per-cell table (one row per
+candidate cell: its values, its number of people, the rates, p- and q-value
+and the flag), small and in pandas.
 
 Limits. Only ``method="cbn"``. The graph is given (``graph=``), or the
 decision's parents are learned by the in-memory structure search on a
@@ -55,14 +55,14 @@ import numpy as np
 
 from ..metrics._frames import _collect, _numpy, _schema_names, to_narwhals
 from ._checks import FIT_PARAMS, MSG_SINGLE_GROUP
-from ._evidence import python_value
 from ._fitting import MSG_NO_ARC
-from ._flags import COLUMNS, RateCache, rate_table
+from ._flags import RateCache
 from ._methods import MSG_TOO_MANY_LEVELS
 from ._records import IDENTIFIER_SHARE, KINDS, Records
 from ._structure import graph_to_parents
 
-__all__ = ["STRUCTURE_SAMPLE", "cell_verdicts", "fit_frame", "flag_frame", "is_lazy_frame"]
+
+__all__ = ["STRUCTURE_SAMPLE", "fit_frame", "is_lazy_frame"]
 
 #: rows of the sample the structure search runs on when no graph is given (see fit_frame)
 STRUCTURE_SAMPLE = 200_000
@@ -70,29 +70,36 @@ STRUCTURE_SAMPLE = 200_000
 MSG_LAZY_Y = (
     "with a lazy frame X, y must be the name of its decision column (a str); got {type}."
 )
+
 MSG_LAZY_METHOD = (
     "method={method!r} needs the rows in memory; on a lazy frame ({type}) only method='cbn' "
     "runs (its testers are counts per cell of Q, one GROUP BY in the frame's engine). "
     "Collect the rows (or a sample) into pandas, or use method='cbn'."
 )
+
 MSG_LAZY_PROTECTED = (
     "with a lazy frame X, protected must be the name of one of its columns; got {value!r}. "
     "Its columns are: {columns}."
 )
+
 MSG_LAZY_COLUMN = "{what} {column!r} is not a column of X. Its columns are: {columns}."
+
 MSG_LAZY_INTERVAL = (
     "column {column!r} of Q is continuous (interval): CBN-DD bins it with cuts that need "
     "every value, which a lazy frame does not give. Bin it in the engine (for instance "
     "floor(income / 10000) or a CASE expression) and declare the binned column ordinal."
 )
+
 MSG_LAZY_MISSING = (
     "column {column!r} has missing values (null or NaN) in {count} row(s); situation testing "
     "needs every value: drop or fill those rows in the engine first."
 )
+
 MSG_LAZY_ROWS = (
     "this auditor was fitted on a lazy frame: {what} needs the fitted rows in memory. Call "
     "flag(frame, decision_column) or cell_verdicts, or fit on pandas/numpy data."
 )
+
 MSG_LAZY_NOT_FITTED_ON_FRAME = (
     "this auditor was fitted on rows in memory; flag a lazy frame with an auditor fitted on "
     "the frame itself (fit(frame, decision_column))."
@@ -324,106 +331,3 @@ def _sample(frame, n, random_state):
     else:
         out = frame.head(n).collect().to_pandas()
     return out.head(n).reset_index(drop=True)
-
-
-def _verdicts(auditor, X, y):
-    """The candidate cells of ``X`` with their rates and flags (pandas), and the values."""
-    import pandas as pd
-
-    fitted = getattr(auditor, "_frame_fit", None)
-    if fitted is None:
-        raise ValueError(MSG_LAZY_NOT_FITTED_ON_FRAME)
-    if not isinstance(y, str):
-        raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
-    auditor._check_params_at_use()
-    frame = to_narwhals(X)
-    names = _schema_names(frame)
-    for c in [*fitted.columns, y]:
-        if c not in names:
-            raise ValueError(MSG_LAZY_COLUMN.format(what="column", column=c,
-                                                    columns=_shown(names)))
-    values, counts = _frame_cells(fitted, X, frame, y)
-    auditor._check_decisions(values[y])
-    records = fitted.records
-    Z = records.encode(_as_pandas(values, fitted.columns).to_numpy(dtype=object))
-    ps = fitted.columns.index(auditor.protected)
-    group = Z[:, ps] == auditor._protected_value_code
-    positive = auditor._positive(values[y])
-    candidate = group & ~positive
-    idx = np.flatnonzero(candidate)
-    qpos = [fitted.columns.index(c) for c in fitted.q]
-    Qv = np.ascontiguousarray(Z[idx][:, qpos])
-    self_unit = np.array([fitted.unit_of_key.get((Qv[i].tobytes(), True, False), -1)
-                          for i in range(idx.shape[0])], dtype=np.intp)
-    pos, n, w2 = fitted.selector.rates(Qv, self_unit, auditor.k, n_jobs=auditor.n_jobs)
-    out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
-    mask, q_value, _ = auditor._decide_candidates(
-        out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
-    table = pd.DataFrame({c: values[c][idx] for c in [*fitted.columns, y]})
-    table["n_people"] = counts[idx]
-    for j, name in enumerate(COLUMNS):
-        table[name] = out[:, j]
-    table["q_value"] = q_value
-    table["flagged"] = mask
-    # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
-    # the table is sorted by the cell's values, the same on every engine and run
-    return table.sort_values([*fitted.columns, y], kind="stable").reset_index(drop=True)
-
-
-def cell_verdicts(auditor, X, y):
-    """The audit of a lazy frame cell by cell: one row per cell of candidates.
-
-    A candidate is a person of the protected group with the negative
-    decision; the people of one cell (the same values of Q, of the
-    protected column and of the decision) have the same testers, rates and
-    flag. The table is small (at most one row per profile of Q and negative
-    decision).
-
-    Parameters
-    ----------
-    auditor : SituationTestingAuditor
-        Fitted on a lazy frame (``method="cbn"``).
-    X : lazy frame
-        The rows to audit (for the flags of the in-memory audit: the fitted
-        frame, or rows of it).
-    y : str
-        Its decision column.
-
-    Returns
-    -------
-    table : pandas.DataFrame
-        The cell's values, ``n_people``, ``p1``, ``p2``, ``diff``,
-        ``diff_lower``, ``diff_upper``, ``p_value``, ``q_value`` and
-        ``flagged``, one row per candidate cell, sorted by its values.
-
-    Examples
-    --------
-    >>> import duckdb
-    >>> from skfair_manifold.datasets import make_planted_bias
-    >>> from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
-    >>> X, y, _, _ = make_planted_bias(3000, random_state=0)
-    >>> X = X[["sex", "region", "edu"]].assign(approved=y)
-    >>> relation = duckdb.from_df(X)
-    >>> auditor = SituationTestingAuditor(protected="sex", protected_value="female",
-    ...                                   graph=["sex", "region", "edu"], k=30)
-    >>> cells = cell_verdicts(auditor.fit(relation, "approved"), relation, "approved")
-    >>> int(cells["n_people"].sum()) == int(((X.sex == "female") & (y == 0)).sum())
-    True
-    >>> sorted(set(cells.loc[cells.flagged, "region"]))
-    ['east']
-    """
-    return _verdicts(auditor, X, y)
-
-
-def flag_frame(auditor, X, y):
-    """``flag`` on a lazy frame: ``X`` in its engine with a boolean column ``flagged``."""
-    import narwhals as nw
-
-    table = _verdicts(auditor, X, y)
-    keys = [*auditor._frame_fit.columns, y]
-    flagged = table.loc[table["flagged"], keys]
-    terms = [nw.all_horizontal(*[nw.col(c) == python_value(v) for c, v in zip(keys, row)],
-                               ignore_nulls=False)
-             for row in flagged.itertuples(index=False, name=None)]
-    expr = nw.any_horizontal(*terms, ignore_nulls=False) if terms else nw.lit(False)
-    return to_narwhals(X).with_columns(expr.alias("flagged")).to_native()
