@@ -138,8 +138,8 @@ def fit(xs, ys):
 
 def cost(args):
     from skfair_manifold.distances import _cost
-    from skfair_manifold.distances._approx import (approx_row_distances, default_m2,
-                                                   draw_projections)
+    from skfair_manifold.distances._approx import approx_row_distances
+    from skfair_manifold.distances._approx_settings import default_m2, draw_projections
     from skfair_manifold.distances._exact import ExactEngine
     from skfair_manifold.distances._neighbour_lists import NeighbourLists, _answer
 

@@ -11,7 +11,8 @@ from skfair_manifold.utils._sklearn_compat import Interval, StrOptions, validate
 from skfair_manifold.utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLike
 from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
 from skfair_manifold.utils._validation import column_1d
-from skfair_manifold.distances._approx import approx_row_distances, resolve_settings
+from skfair_manifold.distances._approx import approx_row_distances
+from skfair_manifold.distances._approx_settings import resolve_settings
 from skfair_manifold.distances._api import (
     MSG_W_NON_NUMERIC,
     _COMMON,

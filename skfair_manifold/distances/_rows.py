@@ -12,12 +12,8 @@ approximation's corrected means, intervals and certain bounds of the maxima
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
-from skfair_manifold.distances._approx import (
-    MAX_WORKING_MEMORY,
-    approx_row_distances,
-    draw_projections,
-    resolve_settings,
-)
+from skfair_manifold.distances._approx import MAX_WORKING_MEMORY, approx_row_distances
+from skfair_manifold.distances._approx_settings import draw_projections, resolve_settings
 from skfair_manifold.distances._certified import (
     certified_statistics,
     certify,
