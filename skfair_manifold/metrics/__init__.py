@@ -10,7 +10,9 @@
   sensitive attributes are perturbed (needs the estimator).
 - :func:`fairness_report`: the view behind the numbers, a
   :class:`FairnessReport` with the per-group rates, the gaps and ratios
-  (four-fifths rule), HFM, DR and bootstrap intervals.
+  (four-fifths rule), HFM, DR and bootstrap intervals; for a continuous
+  target (a wage, a score), a :class:`RegressionReport` with the groups' mean
+  predictions, errors and distributions.
 
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
 sentinel; invalid input raises. In the group baselines a group whose own rate is
@@ -21,12 +23,14 @@ that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 from ._common import UndefinedFairnessWarning
 from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
 from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._regression_report import RegressionReport
 from ._report import FairnessReport, fairness_report
 from ._risk import discriminative_risk
 
 __all__ = [
     "FairnessReport",
     "LOG10_FACTOR",
+    "RegressionReport",
     "UndefinedFairnessWarning",
     "demographic_parity",
     "discriminative_risk",

@@ -19,7 +19,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ..utils._sizes import MAX_BOOT  # more replicates change no visible interval
-from ..utils._sklearn_compat import HasMethods, Interval, validate_params
+from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
 from ._common import UndefinedFairnessWarning
 from ._frame_cells import frame_cell_table
@@ -28,11 +28,23 @@ from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_ta
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
 from ._report_hfm import _hfm_section
+from ._regression_report import (
+    MSG_CONTINUOUS_OPTION,
+    RegressionReport,
+    regression_report,
+    resolve_target_type,
+)
 from ._report_rows import _rows_table
 
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
+
+MSG_CONTINUOUS_LAZY = (
+    "target_type='continuous' on a lazy or distributed frame is not supported yet: collect "
+    "the three columns (label, prediction, sensitive) into pandas or polars first, or pass "
+    "them as arrays."
+)
 
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
@@ -55,6 +67,8 @@ HFM_MAX_BOOT = 2000
         "random_state": ["random_state"],
         "hfm_options": [dict, None],
         "dr_options": [dict, None],
+        "target_type": [StrOptions({"auto", "binary", "continuous"})],
+        "favourable": [StrOptions({"higher", "lower"})],
     },
     prefer_skip_nested_validation=True,
 )
@@ -75,7 +89,9 @@ def fairness_report(
     random_state: RandomStateLike = None,
     hfm_options: dict | None = None,
     dr_options: dict | None = None,
-) -> FairnessReport:
+    target_type: str = "auto",
+    favourable: str = "higher",
+) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
     The view behind the package's single-number metrics, in the spirit of
@@ -183,9 +199,27 @@ str, int or list
     dr_options : dict or None, default=None
         Options of :func:`discriminative_risk` (``ratio``, ``privileged``).
 
+    target_type : {"auto", "binary", "continuous"}, default="auto"
+        ``"binary"``: class labels, the rates above. ``"continuous"``: a
+        quantity (a wage, a credit limit, a score): the groups' mean
+        prediction, mean target, errors and the distance of their
+        distributions of predictions, in a :class:`RegressionReport`.
+        ``"auto"`` takes continuous when ``y_true`` and ``y_pred`` hold
+        numbers that are not all integers (or one does and the other is not
+        binary), says so in ``options["target_type_source"]``, and refuses a
+        continuous prediction against binary labels (probability scores)
+        rather than guess. The continuous report takes arrays (or an eager
+        frame with ``data``); ``X``, ``estimator``, ``pos_label`` and
+        ``n_boot`` are the binary report's.
+
+    favourable : {"higher", "lower"}, default="higher"
+        Continuous target only: whether a higher prediction favours a
+        person (a wage, a limit) or a lower one does (a risk score, a bail
+        amount); the headline names the worst-off group accordingly.
+
     Returns
     -------
-    report : FairnessReport
+    report : FairnessReport or RegressionReport
 
     See Also
     --------
@@ -232,6 +266,24 @@ str, int or list
                             ("sample_weight", sample_weight)):
             if isinstance(value, str):
                 raise ValueError(MSG_NEED_DATA.format(name=name, value=value))
+    if not lazy:
+        kind, source = resolve_target_type(target_type, y_true, y_pred)
+        if kind == "continuous":
+            for option, given, reason in (
+                    ("pos_label", pos_label is not None, "no favourable class"),
+                    ("X", X is not None, "no HFM section yet: call hfm_report"),
+                    ("estimator", estimator is not None, "no discriminative risk yet"),
+                    ("n_boot", n_boot > 0, "t intervals, not the bootstrap")):
+                if given:
+                    raise ValueError(MSG_CONTINUOUS_OPTION.format(
+                        option=option, source=source, reason=reason))
+            return regression_report(
+                y_true, y_pred, sensitive_features=sensitive_features,
+                sample_weight=sample_weight, intersect=intersect,
+                min_group_size=min_group_size, confidence=confidence, favourable=favourable,
+                target_type_source=source, names_given=columns)
+    elif target_type == "continuous":
+        raise ValueError(MSG_CONTINUOUS_LAZY)
     if lazy:
         if X is not None:
             refuse_rows(data, what="HFM (X=)", argument="X")

@@ -1,0 +1,330 @@
+"""The group report of a continuous target: ``RegressionReport`` and how it is built from rows.
+
+:func:`~skfair_manifold.metrics.fairness_report` builds it when the target
+and the prediction are continuous (detected and said in the report, or
+``target_type="continuous"``); :mod:`._regression_engine` computes every
+number, this module checks the inputs once and lays the tables out.
+"""
+
+import datetime
+
+import numpy as np
+from sklearn.utils import Bunch
+
+from ..utils._validation import check_sample_weight, column_1d, encode_sensitive
+from ._regression_engine import (
+    QUANTITIES,
+    distribution_gaps,
+    gap_of,
+    group_moments,
+    mean_intervals,
+    rmse_bounds,
+    row_quantities,
+)
+from ._report_object import _plain_values
+
+__all__ = ["RegressionReport"]
+
+#: the columns of ``by_group`` and ``overall``, the gaps' quantities, in order
+COLUMNS = ("mean_prediction", "mean_target", "mean_absolute_error",
+           "root_mean_squared_error", "mean_residual")
+
+MSG_NOT_NUMERIC = (
+    "{name} must hold numbers for a continuous target (target_type='continuous'); got "
+    "values such as {example!r}."
+)
+MSG_NOT_FINITE = (
+    "{name} holds {count} NaN or infinite value(s), first at row {row}; remove or impute "
+    "them first."
+)
+MSG_FAVOURABLE = "favourable must be 'higher' or 'lower'; got {value!r}."
+
+
+class RegressionReport(Bunch):
+    """What :func:`fairness_report` returns for a continuous target and prediction.
+
+    A :class:`~sklearn.utils.Bunch` with:
+
+    headline : list of str
+        Per attribute, the worst-off group (the lowest mean prediction when
+        higher is favourable, the highest when lower is) against the
+        best-off one, the difference with its interval and the same
+        difference in the true values; and the group with the largest error.
+    by_group : DataFrame
+        Indexed by (``attribute``, ``group``): ``count``, ``weight`` (with
+        weights), ``mean_prediction``, ``mean_target``,
+        ``mean_absolute_error``, ``root_mean_squared_error``,
+        ``mean_residual`` (``y_pred - y_true``: the model's bias), and
+        ``compared`` (at least ``min_group_size`` rows).
+    overall : Series
+        The same over all rows.
+    gaps : DataFrame
+        Per attribute, over the compared groups, for each quantity ``q``:
+        ``q_difference`` (largest minus smallest), ``q_ratio`` (smallest
+        over largest; nan unless all are positive), ``q_group_high``,
+        ``q_group_low``; ``bounded_group_loss`` (the largest mean absolute
+        error) and its group ``bounded_group_loss_group``;
+        ``ks_distance`` and ``wasserstein_distance`` (the largest distance
+        of a group's distribution of predictions to the population's) with
+        their groups; ``groups_compared``, ``groups_left_out``,
+        ``rows_left_out``.
+    intervals : Bunch
+        ``by_group`` (t intervals of each mean at ``confidence``) and
+        ``gaps`` (simultaneous intervals of the differences and ratios, and
+        the upper bound of the bounded group loss), as ``<q>_low`` and
+        ``<q>_high`` columns; ``method`` (``"t"``) and ``confidence``.
+    options : dict
+        The settings, ``target_type`` and how it was chosen.
+    warnings : list of str
+    """
+
+    def to_dict(self, *, undefined=None):
+        """Every table as plain Python values (JSON-ready; nan becomes ``undefined``)."""
+        def records(frame, nested):
+            out = {}
+            for key, row in frame.iterrows():
+                if nested:
+                    out.setdefault(str(key[0]), {})[str(key[1])] = row.to_dict()
+                else:
+                    out[str(key)] = row.to_dict()
+            return out
+
+        payload = {
+            "kind": "continuous",
+            "headline": list(self.headline),
+            "by_group": records(self.by_group, True),
+            "overall": self.overall.to_dict(),
+            "gaps": records(self.gaps, False),
+            "intervals": {"method": self.intervals.method,
+                          "confidence": self.intervals.confidence,
+                          "by_group": records(self.intervals.by_group, True),
+                          "gaps": records(self.intervals.gaps, False)},
+            "options": dict(self.options), "warnings": list(self.warnings),
+        }
+        return _plain_values(payload, undefined)
+
+    def __repr__(self):
+        lines = [f"RegressionReport of {self.options['n_samples']} rows "
+                 f"(continuous target, {self.options['target_type_source']})"]
+        lines += [f"  {sentence}" for sentence in self.headline]
+        return "\n".join(lines)
+
+
+def continuous_column(values, name, n_samples=None):
+    """``values`` as a float64 column of numbers, finite; a clear error otherwise."""
+    col = column_1d(values, name)
+    if col.dtype.kind not in "biuf":
+        try:
+            col = col.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(MSG_NOT_NUMERIC.format(
+                name=name, example=col[0] if col.shape[0] else None)) from None
+    col = np.asarray(col, dtype=np.float64)
+    bad = ~np.isfinite(col)
+    if bad.any():
+        raise ValueError(MSG_NOT_FINITE.format(name=name, count=int(bad.sum()),
+                                               row=int(np.flatnonzero(bad)[0])))
+    if n_samples is not None and col.shape[0] != n_samples:
+        raise ValueError(f"{name} has {col.shape[0]} rows but y_true has {n_samples}; they "
+                         f"must describe the same rows.")
+    return col
+
+
+def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
+                      intersect=False, min_group_size=30, confidence=0.95,
+                      favourable="higher", target_type_source="target_type='continuous'",
+                      names_given=None):
+    """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path)."""
+    import pandas as pd
+
+    if favourable not in ("higher", "lower"):
+        raise ValueError(MSG_FAVOURABLE.format(value=favourable))
+    y_true = continuous_column(y_true, "y_true")
+    y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
+    n = y_true.shape[0]
+    weights = check_sample_weight(sample_weight, n)
+    codes, names, groups = encode_sensitive(sensitive_features, n)
+    if intersect and len(codes) > 1:
+        combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+        groups = [np.array([" & ".join(str(groups[k][c]) for k, c in enumerate(row))
+                            for row in combos], dtype=object)]
+        codes, names = [inverse.reshape(-1).astype(np.intp)], [" & ".join(map(str, names))]
+    values = row_quantities(y_true, y_pred)
+    overall = group_moments(values, np.zeros(n, dtype=np.intp), 1, weights)
+    rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
+    for code, attr, labels in zip(codes, names, groups):
+        moments = group_moments(values, code, labels.shape[0], weights)
+        compared = moments["count"] >= min_group_size
+        n_compared = max(int(compared.sum()), 1)
+        means, var, n_eff = moments["mean"], moments["var"], moments["n_eff"]
+        low, high = mean_intervals(means, var, n_eff, confidence)
+        s_low, s_high = mean_intervals(means, var, n_eff, confidence ** (1.0 / n_compared))
+        table = _columns(means, low, high)
+        simultaneous = _columns(means, s_low, s_high)
+        for j, group in enumerate(labels.tolist()):
+            index.append((attr, group))
+            row = {"count": int(moments["count"][j])}
+            if weights is not None:
+                row["weight"] = float(moments["weight"][j])
+            row.update({c: float(table[c][0][j]) for c in COLUMNS})
+            row["compared"] = bool(compared[j])
+            rows.append(row)
+            iv_rows.append({f"{c}_{end}": float(table[c][e][j])
+                            for c in COLUMNS for e, end in ((1, "low"), (2, "high"))})
+        gap_rows[attr], gap_iv[attr] = _gaps(simultaneous, labels, compared, moments,
+                                             y_pred, code, weights)
+    by_group = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
+        index, names=["attribute", "group"]))
+    overall_table = _columns(overall["mean"], *mean_intervals(
+        overall["mean"], overall["var"], overall["n_eff"], confidence))
+    overall_row = pd.Series({"count": n, **({"weight": float(overall["weight"][0])}
+                                           if weights is not None else {}),
+                             **{c: float(overall_table[c][0][0]) for c in COLUMNS}})
+    gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
+    gaps.index.name = "attribute"
+    gaps_iv = pd.DataFrame.from_dict(gap_iv, orient="index")
+    gaps_iv.index.name = "attribute"
+    from .. import __version__
+
+    names_given = names_given or {"label": "y_true", "prediction": "y_pred"}
+    options = {
+        "target_type": "continuous", "target_type_source": target_type_source,
+        "favourable": favourable, "label_column": names_given["label"],
+        "prediction_column": names_given["prediction"], "intersect": intersect,
+        "min_group_size": min_group_size, "confidence": confidence, "interval_method": "t",
+        "weighted": weights is not None, "attributes": [str(a) for a in names],
+        "n_samples": n, "package": f"skfair_manifold {__version__}",
+        "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    }
+    report = RegressionReport(
+        by_group=by_group, overall=overall_row, gaps=gaps,
+        intervals=Bunch(by_group=pd.DataFrame(iv_rows, index=by_group.index), gaps=gaps_iv,
+                        method="t", confidence=confidence),
+        options=options, warnings=[], provenance={})
+    report["headline"] = regression_headline(report)
+    return report
+
+
+def _columns(means, low, high):
+    """``{column: (value, low, high)}`` per group, the root taken for the RMSE."""
+    out = {}
+    for q, name in enumerate(QUANTITIES):
+        if name == "mean_squared_error":
+            root_low, root_high = rmse_bounds(low[q], high[q])
+            out["root_mean_squared_error"] = (np.sqrt(means[q]), root_low, root_high)
+        else:
+            out[name] = (means[q], low[q], high[q])
+    return out
+
+
+def _gaps(simultaneous, labels, compared, moments, y_pred, code, weights):
+    """One attribute's row of ``gaps`` and of its intervals."""
+    row, row_iv = {}, {}
+    for c in COLUMNS:
+        gap = gap_of(*simultaneous[c], compared)
+        for form in ("difference", "ratio"):
+            row[f"{c}_{form}"] = gap[form]
+            row_iv[f"{c}_{form}_low"] = gap[f"{form}_low"]
+            row_iv[f"{c}_{form}_high"] = gap[f"{form}_high"]
+        row[f"{c}_group_high"] = labels[gap["high"]] if gap["high"] >= 0 else None
+        row[f"{c}_group_low"] = labels[gap["low"]] if gap["low"] >= 0 else None
+    mae, _, mae_high = simultaneous["mean_absolute_error"]
+    defined = np.flatnonzero(compared & np.isfinite(mae))
+    worst = defined[np.argmax(mae[defined])] if defined.shape[0] else -1
+    row["bounded_group_loss"] = float(mae[worst]) if worst >= 0 else np.nan
+    row["bounded_group_loss_group"] = labels[worst] if worst >= 0 else None
+    row_iv["bounded_group_loss_low"] = np.nan
+    row_iv["bounded_group_loss_high"] = float(np.max(mae_high[defined])) \
+        if defined.shape[0] else np.nan
+    ks, wasserstein = distribution_gaps(y_pred, code, labels.shape[0], compared, weights)
+    for name, dist in (("ks_distance", ks), ("wasserstein_distance", wasserstein)):
+        finite = np.flatnonzero(np.isfinite(dist))
+        top = finite[np.argmax(dist[finite])] if finite.shape[0] else -1
+        row[name] = float(dist[top]) if top >= 0 else np.nan
+        row[f"{name}_group"] = labels[top] if top >= 0 else None
+    row["groups_compared"] = int(compared.sum())
+    row["groups_left_out"] = int((~compared).sum())
+    row["rows_left_out"] = int(moments["count"][~compared].sum())
+    return row, row_iv
+
+
+def _num(value):
+    """A number for a sentence: thousands separated, four significant digits below."""
+    if not np.isfinite(value):
+        return "undefined"
+    if abs(value) >= 1e4:
+        return f"{value:,.0f}"
+    return f"{value:.4g}"
+
+
+def regression_headline(report):
+    """One sentence per attribute: the worst-off group's mean prediction, and the largest error."""
+    sentences = []
+    higher = report.options["favourable"] == "higher"
+    level = f"{100 * report.options['confidence']:g}%"
+    for attr, row in report.gaps.iterrows():
+        if row["groups_compared"] < 2:
+            sentences.append(f"{attr}: fewer than 2 groups of at least "
+                             f"{report.options['min_group_size']} rows; nothing compared.")
+            continue
+        worst = row["mean_prediction_group_low" if higher else "mean_prediction_group_high"]
+        best = row["mean_prediction_group_high" if higher else "mean_prediction_group_low"]
+        by = report.by_group
+        iv = report.intervals.gaps.loc[attr]
+        sentences.append(
+            f"{attr}: group {worst!s} has the {'lowest' if higher else 'highest'} mean "
+            f"prediction, {_num(by.loc[(attr, worst), 'mean_prediction'])} against "
+            f"{_num(by.loc[(attr, best), 'mean_prediction'])} for group {best!s} (difference "
+            f"{_num(row['mean_prediction_difference'])}, {level} interval "
+            f"[{_num(iv['mean_prediction_difference_low'])}, "
+            f"{_num(iv['mean_prediction_difference_high'])}]; in the true values "
+            f"{_num(row['mean_target_difference'])}); {'higher' if higher else 'lower'} "
+            f"predictions are taken as favourable. The largest mean absolute error is group "
+            f"{row['bounded_group_loss_group']!s}'s, {_num(row['bounded_group_loss'])}.")
+    return sentences
+
+
+MSG_MIXED_TARGET = (
+    "y_true is {true_kind} but y_pred is {pred_kind}: no report is guessed between a class "
+    "label and a quantity. For probability scores against 0/1 labels, threshold them (for "
+    "example y_pred >= 0.5) to report the rates; to compare the groups' means of two "
+    "quantities, pass target_type='continuous'."
+)
+MSG_CONTINUOUS_OPTION = (
+    "{option} is an option of the binary report; a continuous target (target_type="
+    "'continuous', {source}) has {reason}."
+)
+
+
+def resolve_target_type(target_type, y_true, y_pred):
+    """``("binary" | "continuous", how it was chosen)``; refuses a mixed pair under "auto".
+
+    ``"auto"`` takes the pair as continuous when both hold numbers that are
+    not all integers (scikit-learn's ``type_of_target`` says
+    ``"continuous"``), or when one does and the other is not binary; a
+    continuous one against a binary one is refused with a message.
+    """
+    if target_type == "binary":
+        return "binary", "target_type='binary'"
+    if target_type == "continuous":
+        return "continuous", "target_type='continuous'"
+    from sklearn.utils.multiclass import type_of_target
+
+    kinds = []
+    for y in (y_true, y_pred):
+        try:
+            kinds.append(type_of_target(column_1d(y, "y")))
+        except (TypeError, ValueError):
+            kinds.append("unknown")
+    true_kind, pred_kind = kinds
+    if "continuous" not in kinds:
+        return "binary", "detected: class labels"
+    if "binary" in kinds:
+        raise ValueError(MSG_MIXED_TARGET.format(
+            true_kind=_kind_text(true_kind), pred_kind=_kind_text(pred_kind)))
+    return "continuous", "detected: y_true and y_pred hold quantities, not classes"
+
+
+def _kind_text(kind):
+    return {"continuous": "continuous (numbers that are not all integers)",
+            "binary": "binary (two classes)"}.get(kind, kind)
