@@ -12,7 +12,9 @@
   :class:`FairnessReport` with the per-group rates, the gaps and ratios
   (four-fifths rule), HFM, DR and bootstrap intervals; for a continuous
   target (a wage, a score), a :class:`RegressionReport` with the groups' mean
-  predictions, errors and distributions.
+  predictions, errors and distributions, and its single numbers
+  :func:`mean_prediction_difference`, :func:`error_difference`,
+  :func:`bounded_group_loss`, :func:`distribution_distance`.
 
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
 sentinel; invalid input raises. In the group baselines a group whose own rate is
@@ -23,6 +25,12 @@ that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 from ._common import UndefinedFairnessWarning
 from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
 from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._regression_metrics import (
+    bounded_group_loss,
+    distribution_distance,
+    error_difference,
+    mean_prediction_difference,
+)
 from ._regression_report import RegressionReport
 from ._report import FairnessReport, fairness_report
 from ._risk import discriminative_risk
@@ -32,12 +40,16 @@ __all__ = [
     "LOG10_FACTOR",
     "RegressionReport",
     "UndefinedFairnessWarning",
+    "bounded_group_loss",
     "demographic_parity",
     "discriminative_risk",
+    "distribution_distance",
     "equal_opportunity",
+    "error_difference",
     "fairness_report",
     "hfm_avg",
     "hfm_max",
     "hfm_report",
+    "mean_prediction_difference",
     "predictive_quality_parity",
 ]

@@ -36,7 +36,10 @@ compares, and because a pipeline's raw input (strings) has no distance.
 ``response_method="predict_proba"`` or ``"decision_function"`` with a
 ``threshold`` turns scores into the two classes of a binary classifier; the
 group metrics need classes, and a regression target is refused with a clear
-error.
+error. A regressor is measured by the scorers of a quantity
+(``mean_prediction_difference_scorer``, ``error_difference_scorer``,
+``bounded_group_loss_scorer``, ``distribution_distance_scorer``), which take
+its ``predict``.
 
 Scorers whose metric is randomised (HFM with the certified approximation,
 which ``method="auto"`` uses beyond its crossover, and DR) use
@@ -65,16 +68,26 @@ from ._hfm import (  # noqa: F401
 from ._dr import (  # noqa: F401
     make_dr_scorer,
 )
+from ._regression import (  # noqa: F401
+    bounded_group_loss_scorer,
+    distribution_distance_scorer,
+    error_difference_scorer,
+    mean_prediction_difference_scorer,
+)
 
 __all__ = [
     "MostAccurateWithin",
+    "bounded_group_loss_scorer",
     "demographic_parity_scorer",
+    "distribution_distance_scorer",
     "equal_opportunity_scorer",
+    "error_difference_scorer",
     "hfm_avg_scorer",
     "hfm_max_scorer",
     "make_dr_scorer",
     "make_fairness_scorer",
     "make_hfm_scorer",
+    "mean_prediction_difference_scorer",
     "predictive_quality_parity_scorer",
 ]
 

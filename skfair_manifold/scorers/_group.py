@@ -48,8 +48,10 @@ def make_fairness_scorer(
     Parameters
     ----------
     metric : {"hfm_max", "hfm_avg", "demographic_parity", "equal_opportunity", \
-"predictive_quality_parity"}
-        The metric of :mod:`skfair_manifold.metrics`.
+"predictive_quality_parity", "mean_prediction_difference", "error_difference", \
+"bounded_group_loss", "distribution_distance"}
+        The metric of :mod:`skfair_manifold.metrics`; the last four measure a
+        regressor's predictions (``response_method="predict"``).
 
     sensitive : str, int, list or None, default=None
         ``None``: the scorer requests ``sensitive_features`` through

@@ -30,10 +30,15 @@ MSG_BOTH = (
     "pass sensitive_features."
 )
 
+MSG_CONTINUOUS_RESPONSE = (
+    "{metric} measures a regressor's predictions (a quantity), which come from predict; "
+    "response_method and threshold are for a classifier's scores."
+)
 MSG_REGRESSION = (
     "{scorer}: y_true is a continuous (regression) target, but {metric} compares the rate of "
-    "one class across groups. Use it with a classifier's labels; HFM scorers "
-    "(make_hfm_scorer) accept numeric targets, whose value is a coordinate of the distance."
+    "one class across groups. Use it with a classifier's labels; for a regressor, the "
+    "scorers of a quantity (mean_prediction_difference_scorer, error_difference_scorer, "
+    "bounded_group_loss_scorer, distribution_distance_scorer) or HFM's (make_hfm_scorer)."
 )
 
 MSG_NOT_BINARY_SCORES = (

@@ -4,10 +4,14 @@ import sklearn
 from sklearn.utils.metadata_routing import MetadataRequest
 
 from ..metrics import (
+    bounded_group_loss,
     demographic_parity,
+    distribution_distance,
     equal_opportunity,
+    error_difference,
     hfm_avg,
     hfm_max,
+    mean_prediction_difference,
     predictive_quality_parity,
 )
 from ..utils._sklearn_compat import _BaseScorer
@@ -15,6 +19,7 @@ from ..utils._validation import resolve_columns, split_columns
 from ._hfm_reuse import hfm_value
 from ._messages import (
     MSG_BOTH,
+    MSG_CONTINUOUS_RESPONSE,
     MSG_FEATURES,
     MSG_HFM_NO_WEIGHTS,
     MSG_NOT_BINARY_SCORES,
@@ -33,9 +38,17 @@ _METRICS = {
     "demographic_parity": demographic_parity,
     "equal_opportunity": equal_opportunity,
     "predictive_quality_parity": predictive_quality_parity,
+    "mean_prediction_difference": mean_prediction_difference,
+    "error_difference": error_difference,
+    "bounded_group_loss": bounded_group_loss,
+    "distribution_distance": distribution_distance,
 }
 
 _NEEDS_X = {"hfm_max", "hfm_avg"}
+
+#: the metrics of a continuous target (a regressor's predictions): no class, no threshold
+_CONTINUOUS = {"mean_prediction_difference", "error_difference", "bounded_group_loss",
+               "distribution_distance"}
 
 _RESPONSE_METHODS = ("predict", "predict_proba", "decision_function")
 
@@ -58,6 +71,8 @@ class _FairnessScorer(_BaseScorer):
             raise ValueError(MSG_FEATURES.format(value=features))
         if threshold is not None and response_method == "predict":
             raise ValueError(MSG_THRESHOLD.format(value=threshold))
+        if name in _CONTINUOUS and response_method != "predict":
+            raise ValueError(MSG_CONTINUOUS_RESPONSE.format(metric=name))
         super().__init__(_METRICS[name], -1, dict(metric_kwargs),
                          response_method=response_method)
         self._name = name
@@ -120,7 +135,7 @@ class _FairnessScorer(_BaseScorer):
         y_pred = self._predictions(method_caller, estimator, X)
         from sklearn.utils.multiclass import type_of_target
 
-        if type_of_target(y_true) == "continuous":
+        if self._name not in _CONTINUOUS and type_of_target(y_true) == "continuous":
             raise ValueError(MSG_REGRESSION.format(scorer=repr(self), metric=self._name))
         return self._sign * self._score_func(
             y_true, y_pred, sensitive_features=A, **{**self._kwargs, **kwargs})

@@ -24,6 +24,10 @@ CALLS = {
     "predictive_quality_parity": ((Y, Y), dict(sensitive_features=A)),
     "discriminative_risk": ((CLF, XA), dict(sensitive=2)),
     "fairness_report": ((Y, Y), dict(sensitive_features=A, min_group_size=1)),
+    "mean_prediction_difference": ((X[:, 0], X[:, 1]), dict(sensitive_features=A)),
+    "error_difference": ((X[:, 0], X[:, 1]), dict(sensitive_features=A)),
+    "bounded_group_loss": ((X[:, 0], X[:, 1]), dict(sensitive_features=A)),
+    "distribution_distance": ((X[:, 0], X[:, 1]), dict(sensitive_features=A)),
 }
 FUNCTIONS = [getattr(metrics, name) for name in CALLS]
 
