@@ -141,7 +141,8 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
                     X=data["X"] if hfm else None, pos_label=data["pos_label"],
                     intersect=intersect, n_boot=n_boot, confidence=confidence,
                     random_state=seed, hfm_options=hfm_options,
-                    min_group_size=min_group_size)
+                    min_group_size=min_group_size,
+                    target_type="binary")  # the command line reports classes only, so far
             else:  # HFM alone (multi-class labels without a positive class)
                 bunch = hfm_report(data["y_true"], data["y_pred"], X=data["X"],
                                    sensitive_features=data["A"], **hfm_options)

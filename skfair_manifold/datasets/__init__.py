@@ -20,6 +20,7 @@ from ._ricci import load_ricci
 # --- generators (owned by the userside engineer) -----------------------------
 from ._generators import make_biased_decisions
 from ._situation_testing import make_planted_bias
+from ._wages import make_biased_wages
 
 # ------------------------------------------------------------------------------
 
@@ -31,6 +32,7 @@ __all__ = [
     "load_german_credit",
     "load_ricci",
     "make_biased_decisions",
+    "make_biased_wages",
     "make_paper_preprocessor",
     "make_planted_bias",
 ]

@@ -75,7 +75,10 @@ class RegressionReport(Bunch):
         ``<q>_high`` columns; ``method`` (``"t"``) and ``confidence``.
     options : dict
         The settings, ``target_type`` and how it was chosen.
+    provenance : dict
+        Where the data came from (empty from Python).
     warnings : list of str
+        The undefined values met.
     """
 
     def to_dict(self, *, undefined=None):

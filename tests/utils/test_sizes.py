@@ -80,6 +80,7 @@ REFUSED = {
     ("make_biased_decisions", "n_samples"): _generator("make_biased_decisions"),
     ("make_biased_decisions", "n_features"): _generator("make_biased_decisions"),
     ("make_planted_bias", "n_samples"): _generator("make_planted_bias"),
+    ("make_biased_wages", "n_samples"): _generator("make_biased_wages"),
 }
 #: "at most" bounds, documented as such: an absurd value is the same as the data's own
 #: bound and must be absorbed as fast (parameter -> the call)
