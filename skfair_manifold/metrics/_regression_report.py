@@ -138,8 +138,6 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
                       favourable="higher", target_type_source="target_type='continuous'",
                       names_given=None):
     """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path)."""
-    import pandas as pd
-
     if favourable not in ("higher", "lower"):
         raise ValueError(MSG_FAVOURABLE.format(value=favourable))
     y_true = continuous_column(y_true, "y_true")
@@ -154,9 +152,33 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
         codes, names = [inverse.reshape(-1).astype(np.intp)], [" & ".join(map(str, names))]
     values = row_quantities(y_true, y_pred)
     overall = group_moments(values, np.zeros(n, dtype=np.intp), 1, weights)
-    rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
+    attributes = []
     for code, attr, labels in zip(codes, names, groups):
         moments = group_moments(values, code, labels.shape[0], weights)
+        compared = moments["count"] >= min_group_size
+        distances = distribution_gaps(y_pred, code, labels.shape[0], compared, weights)
+        attributes.append((attr, labels, moments, distances))
+    return tabulate(attributes, overall, weighted=weights is not None, intersect=intersect,
+                    min_group_size=min_group_size, confidence=confidence,
+                    favourable=favourable, target_type_source=target_type_source,
+                    names_given=names_given)
+
+
+def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confidence,
+             favourable, target_type_source, names_given, warnings=()):
+    """The :class:`RegressionReport` of per-attribute moments, wherever they were summed.
+
+    ``attributes``: ``(name, groups, moments, (ks, wasserstein))`` per attribute,
+    ``moments`` as :func:`._regression_engine.group_moments` returns them and
+    the distances per group (nan where they could not be computed);
+    ``overall``: the moments of all rows as one group.
+    """
+    import pandas as pd
+
+    if favourable not in ("higher", "lower"):
+        raise ValueError(MSG_FAVOURABLE.format(value=favourable))
+    rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
+    for attr, labels, moments, distances in attributes:
         compared = moments["count"] >= min_group_size
         n_compared = max(int(compared.sum()), 1)
         means, var, n_eff = moments["mean"], moments["var"], moments["n_eff"]
@@ -167,7 +189,7 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
         for j, group in enumerate(labels.tolist()):
             index.append((attr, group))
             row = {"count": int(moments["count"][j])}
-            if weights is not None:
+            if weighted:
                 row["weight"] = float(moments["weight"][j])
             row.update({c: float(table[c][0][j]) for c in COLUMNS})
             row["compared"] = bool(compared[j])
@@ -175,13 +197,14 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
             iv_rows.append({f"{c}_{end}": float(table[c][e][j])
                             for c in COLUMNS for e, end in ((1, "low"), (2, "high"))})
         gap_rows[attr], gap_iv[attr] = _gaps(simultaneous, labels, compared, moments,
-                                             y_pred, code, weights)
+                                             distances)
     by_group = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
         index, names=["attribute", "group"]))
     overall_table = _columns(overall["mean"], *mean_intervals(
         overall["mean"], overall["var"], overall["n_eff"], confidence))
+    n = int(overall["count"][0])
     overall_row = pd.Series({"count": n, **({"weight": float(overall["weight"][0])}
-                                           if weights is not None else {}),
+                                           if weighted else {}),
                              **{c: float(overall_table[c][0][0]) for c in COLUMNS}})
     gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
     gaps.index.name = "attribute"
@@ -195,7 +218,7 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
         "favourable": favourable, "label_column": names_given["label"],
         "prediction_column": names_given["prediction"], "intersect": intersect,
         "min_group_size": min_group_size, "confidence": confidence, "interval_method": "t",
-        "weighted": weights is not None, "attributes": [str(a) for a in names],
+        "weighted": weighted, "attributes": [str(a) for a, *_ in attributes],
         "n_samples": n, "package": f"skfair_manifold {__version__}",
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -203,7 +226,7 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
         by_group=by_group, overall=overall_row, gaps=gaps,
         intervals=Bunch(by_group=pd.DataFrame(iv_rows, index=by_group.index), gaps=gaps_iv,
                         method="t", confidence=confidence),
-        options=options, warnings=[], provenance={})
+        options=options, warnings=list(warnings), provenance={})
     report["headline"] = regression_headline(report)
     return report
 
@@ -220,7 +243,7 @@ def _columns(means, low, high):
     return out
 
 
-def _gaps(simultaneous, labels, compared, moments, y_pred, code, weights):
+def _gaps(simultaneous, labels, compared, moments, distances):
     """One attribute's row of ``gaps`` and of its intervals."""
     row, row_iv = {}, {}
     for c in COLUMNS:
@@ -239,8 +262,7 @@ def _gaps(simultaneous, labels, compared, moments, y_pred, code, weights):
     row_iv["bounded_group_loss_low"] = np.nan
     row_iv["bounded_group_loss_high"] = float(np.max(mae_high[defined])) \
         if defined.shape[0] else np.nan
-    ks, wasserstein = distribution_gaps(y_pred, code, labels.shape[0], compared, weights)
-    for name, dist in (("ks_distance", ks), ("wasserstein_distance", wasserstein)):
+    for name, dist in zip(("ks_distance", "wasserstein_distance"), distances):
         finite = np.flatnonzero(np.isfinite(dist))
         top = finite[np.argmax(dist[finite])] if finite.shape[0] else -1
         row[name] = float(dist[top]) if top >= 0 else np.nan

@@ -28,23 +28,19 @@ from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_ta
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
 from ._report_hfm import _hfm_section
+from ._regression_frames import frame_moments
 from ._regression_report import (
     MSG_CONTINUOUS_OPTION,
     RegressionReport,
     regression_report,
     resolve_target_type,
+    tabulate,
 )
 from ._report_rows import _rows_table
 
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
-
-MSG_CONTINUOUS_LAZY = (
-    "target_type='continuous' on a lazy or distributed frame is not supported yet: collect "
-    "the three columns (label, prediction, sensitive) into pandas or polars first, or pass "
-    "them as arrays."
-)
 
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
@@ -208,8 +204,10 @@ str, int or list
         numbers that are not all integers (or one does and the other is not
         binary), says so in ``options["target_type_source"]``, and refuses a
         continuous prediction against binary labels (probability scores)
-        rather than guess. The continuous report takes arrays (or an eager
-        frame with ``data``); ``X``, ``estimator``, ``pos_label`` and
+        rather than guess. On a lazy frame, ``"auto"`` reads class labels:
+        say ``"continuous"`` there, and the sums are computed in the frame's
+        engine (the distances between distributions, which need the rows,
+        are then left undefined). ``X``, ``estimator``, ``pos_label`` and
         ``n_boot`` are the binary report's.
 
     favourable : {"higher", "lower"}, default="higher"
@@ -282,8 +280,25 @@ str, int or list
                 sample_weight=sample_weight, intersect=intersect,
                 min_group_size=min_group_size, confidence=confidence, favourable=favourable,
                 target_type_source=source, names_given=columns)
-    elif target_type == "continuous":
-        raise ValueError(MSG_CONTINUOUS_LAZY)
+    elif target_type == "continuous":  # sums in the frame's engine
+        for option, given, reason in (
+                ("pos_label", pos_label is not None, "no favourable class"),
+                ("n_boot", n_boot > 0, "t intervals, not the bootstrap")):
+            if given:
+                raise ValueError(MSG_CONTINUOUS_OPTION.format(
+                    option=option, source="target_type='continuous'", reason=reason))
+        if X is not None:
+            refuse_rows(data, what="HFM (X=)", argument="X")
+        if estimator is not None:
+            refuse_rows(data, what="the discriminative risk (estimator=)",
+                        argument="estimator")
+        attributes, overall, weighted, names_given, notes = frame_moments(
+            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+            sample_weight=sample_weight, intersect=intersect)
+        return tabulate(attributes, overall, weighted=weighted, intersect=intersect,
+                        min_group_size=min_group_size, confidence=confidence,
+                        favourable=favourable, target_type_source="target_type='continuous'",
+                        names_given=names_given, warnings=notes)
     if lazy:
         if X is not None:
             refuse_rows(data, what="HFM (X=)", argument="X")
