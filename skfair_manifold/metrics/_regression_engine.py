@@ -33,6 +33,25 @@ QUANTITIES = ("mean_prediction", "mean_target", "mean_absolute_error",
               "mean_squared_error", "mean_residual")
 
 
+def row_groups(sensitive_features, n_samples, *, intersect):
+    """``(codes, names, groups)`` of the rows, one attribute per column or their combinations.
+
+    :func:`~skfair_manifold.utils._validation.encode_sensitive`'s encoding;
+    with ``intersect`` and several attributes, one attribute ``"a & b"`` whose
+    groups join their values, ordered by the attributes' codes (as the cell
+    table's ``intersect``).
+    """
+    from ..utils._validation import encode_sensitive
+
+    codes, names, groups = encode_sensitive(sensitive_features, n_samples)
+    if intersect and len(codes) > 1:
+        combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
+        groups = [np.array([" & ".join(str(groups[k][c]) for k, c in enumerate(row))
+                            for row in combos], dtype=object)]
+        codes, names = [inverse.reshape(-1).astype(np.intp)], [" & ".join(map(str, names))]
+    return codes, names, groups
+
+
 def row_quantities(y_true, y_pred):
     """The per-row values of :data:`QUANTITIES` (float64 arrays, in that order)."""
     residual = y_pred - y_true

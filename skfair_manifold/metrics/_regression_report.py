@@ -11,7 +11,7 @@ import datetime
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..utils._validation import check_sample_weight, column_1d, encode_sensitive
+from ..utils._validation import check_sample_weight, column_1d
 from ._regression_engine import (
     QUANTITIES,
     distribution_gaps,
@@ -19,6 +19,7 @@ from ._regression_engine import (
     group_moments,
     mean_intervals,
     rmse_bounds,
+    row_groups,
     row_quantities,
 )
 from ._report_object import _plain_values
@@ -144,12 +145,7 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
     n = y_true.shape[0]
     weights = check_sample_weight(sample_weight, n)
-    codes, names, groups = encode_sensitive(sensitive_features, n)
-    if intersect and len(codes) > 1:
-        combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
-        groups = [np.array([" & ".join(str(groups[k][c]) for k, c in enumerate(row))
-                            for row in combos], dtype=object)]
-        codes, names = [inverse.reshape(-1).astype(np.intp)], [" & ".join(map(str, names))]
+    codes, names, groups = row_groups(sensitive_features, n, intersect=intersect)
     values = row_quantities(y_true, y_pred)
     overall = group_moments(values, np.zeros(n, dtype=np.intp), 1, weights)
     attributes = []
@@ -311,8 +307,9 @@ def regression_headline(report):
 
 MSG_MIXED_TARGET = (
     "y_true is {true_kind} but y_pred is {pred_kind}: no report is guessed between a class "
-    "label and a quantity. For probability scores against 0/1 labels, threshold them (for "
-    "example y_pred >= 0.5) to report the rates; to compare the groups' means of two "
+    "label and a quantity. For probability scores against 0/1 labels, pass the predicted "
+    "classes as y_pred and the scores as y_score= (their AUC and calibration by group), or "
+    "threshold them (for example y_pred >= 0.5); to compare the groups' means of two "
     "quantities, pass target_type='continuous'."
 )
 MSG_CONTINUOUS_OPTION = (

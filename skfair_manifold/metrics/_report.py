@@ -23,11 +23,19 @@ from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_p
 from ..utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
 from ._common import UndefinedFairnessWarning
 from ._frame_cells import frame_cell_table
-from ._frames import MSG_NEED_DATA, FrameConstraint, frame_columns, is_lazy, refuse_rows
+from ._frames import (
+    MSG_NEED_DATA,
+    FrameConstraint,
+    frame_columns,
+    is_lazy,
+    refuse_rows,
+    to_narwhals,
+)
 from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
 from ._report_hfm import _hfm_section
+from ._regression_engine import row_groups
 from ._regression_frames import frame_moments
 from ._regression_report import (
     MSG_CONTINUOUS_OPTION,
@@ -37,6 +45,7 @@ from ._regression_report import (
     tabulate,
 )
 from ._report_rows import _rows_table
+from ._scores import score_column, score_tables
 
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
@@ -65,6 +74,8 @@ HFM_MAX_BOOT = 2000
         "dr_options": [dict, None],
         "target_type": [StrOptions({"auto", "binary", "continuous"})],
         "favourable": [StrOptions({"higher", "lower"})],
+        "y_score": ["array-like", str, None],
+        "score_bins": [Interval(Integral, 2, 1000, closed="both")],
     },
     prefer_skip_nested_validation=True,
 )
@@ -87,6 +98,8 @@ def fairness_report(
     dr_options: dict | None = None,
     target_type: str = "auto",
     favourable: str = "higher",
+    y_score: ArrayLike | None = None,
+    score_bins: int = 10,
 ) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
@@ -214,6 +227,20 @@ str, int or list
         Continuous target only: whether a higher prediction favours a
         person (a wage, a limit) or a lower one does (a risk score, a bail
         amount); the headline names the worst-off group accordingly.
+
+    y_score : array-like of shape (n_samples,), str or None, default=None
+        Binary target only: the scores of the favourable class
+        (``predict_proba``'s column, or any score that ranks) beside the
+        predicted classes. The report then holds ``scores`` (per group the
+        AUC with its interval and the expected calibration error),
+        ``score_reliability`` (the reliability table by group and bin) and
+        ``score_gaps`` (the largest AUC gap, the worst calibration, the
+        groups behind them). In-memory rows only (with ``data``, an eager
+        frame's column name).
+
+    score_bins : int, default=10
+        Equal-width bins of ``[0, 1]`` of the calibration error and the
+        reliability table.
 
     Returns
     -------
@@ -371,4 +398,28 @@ str, int or list
         hfm_report=hfm_bunch, hfm_witnesses=hfm_witnesses, dr=dr, intervals=parts.intervals, cells=table,
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
+    if y_score is not None:
+        _add_scores(report, y_score, data, rows, pos_label, favourable, intersect, confidence,
+                    score_bins, min_group_size)
     return report
+
+
+def _add_scores(report, y_score, data, rows, pos_label, favourable, intersect, confidence,
+                score_bins, min_group_size):
+    """The scores' tables (:mod:`._scores`) of the rows, added to ``report``."""
+    if rows is None:
+        refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
+                    argument="y_score")
+    if isinstance(y_score, str):
+        if data is None:
+            raise ValueError(MSG_NEED_DATA.format(name="y_score", value=y_score))
+        y_score = to_narwhals(data)[y_score].to_numpy()
+    n = report.options["n_samples"]
+    score = score_column(y_score, n)
+    true_pos = np.asarray(rows["y_true"] == favourable)
+    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
+    weights = rows.get("weights")
+    report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
+        score, true_pos, codes, names, groups, weights, confidence=confidence,
+        n_bins=score_bins, min_group_size=min_group_size)
+    report.options["score_bins"] = score_bins

@@ -158,7 +158,8 @@ class FairnessReport(Bunch):
             ``hfm_avg`` -> the interval over the rows with ``n_boot`` and
             ``X``, else None; in ``hfm`` an exact value has no ``_low`` or
             ``_high``, the approximation's interval has them), ``headline``, ``options``, ``provenance`` and
-            ``warnings``. The HTML page and
+            ``warnings``; with ``y_score``, ``scores`` (``by_group``, ``gaps``,
+            ``reliability``). The HTML page and
             the command line's JSON and CSV read this dictionary.
         """
         def _plain(obj):
@@ -212,6 +213,11 @@ class FairnessReport(Bunch):
             "provenance": _plain(self.provenance),
             "warnings": list(self.warnings),
         }
+        if self.get("scores") is not None:  # with y_score: AUC and calibration by group
+            result["scores"] = {
+                "by_group": nested(self.scores), "gaps": flat(self.score_gaps),
+                "reliability": [_plain(r) for r in
+                                self.score_reliability.to_dict(orient="records")]}
         return result
 
     def to_html(self, *, title="Fairness report", plots=True):

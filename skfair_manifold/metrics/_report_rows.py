@@ -92,6 +92,7 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
         raise ValueError("estimator= needs X, the rows the estimator predicts.")
 
     table = rows_cell_table(A, n, true_pos, pred_pos, weights)
-    rows = {"names_given": names_given, "weighted": weights is not None, "y_true": y_true,
+    rows = {"names_given": names_given, "weighted": weights is not None, "weights": weights,
+            "y_true": y_true,
             "y_pred": y_pred, "X_hfm": X_hfm, "A": A, "positions": positions}
     return table, _favourable(pos_label, y_true), rng, seed, rows

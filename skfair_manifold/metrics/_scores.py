@@ -1,0 +1,145 @@
+"""Probability scores by group: ranking quality (AUC) and calibration (ECE, reliability table).
+
+Given the scores a classifier gives the favourable class (``predict_proba``'s
+column, or any score that ranks), :func:`score_tables` computes per group:
+
+* the area under the ROC curve, the probability that a random person with
+  the favourable true label is scored above a random one without it (ties
+  count one half), weighted by the sample weights; its interval is Hanley
+  and McNeil's (1982) standard error on the logit scale, so it stays inside
+  (0, 1) (coverage measured in the User Guide);
+* the expected calibration error over ``n_bins`` equal-width bins of
+  ``[0, 1]``: the weighted mean over the group's rows of ``|mean score of the
+  bin - share of favourable labels in the bin|``, and the reliability table
+  behind it (nan when the scores leave ``[0, 1]``: they are then not
+  probabilities);
+
+and per attribute the largest AUC gap and the worst calibration, with the
+groups behind them.
+"""
+
+import numpy as np
+from scipy import stats
+
+MSG_SCORE_NOT_NUMERIC = (
+    "y_score must hold numbers (a score per row); got values such as {example!r}."
+)
+MSG_SCORE_NOT_FINITE = (
+    "y_score holds {count} NaN or infinite value(s), first at row {row}; remove them first."
+)
+
+
+def score_column(y_score, n_samples):
+    """``y_score`` as a finite float64 column of ``n_samples`` rows, or a clear error."""
+    from ..utils._validation import column_1d
+
+    col = column_1d(y_score, "y_score")
+    try:
+        col = np.asarray(col, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(MSG_SCORE_NOT_NUMERIC.format(
+            example=col[0] if col.shape[0] else None)) from None
+    if col.shape[0] != n_samples:
+        raise ValueError(f"y_score has {col.shape[0]} rows but y_true has {n_samples}; they "
+                         f"must describe the same rows.")
+    bad = ~np.isfinite(col)
+    if bad.any():
+        raise ValueError(MSG_SCORE_NOT_FINITE.format(count=int(bad.sum()),
+                                                     row=int(np.flatnonzero(bad)[0])))
+    return col
+
+
+def weighted_auc(score, positive, weights):
+    """The weighted area under the ROC curve (ties one half); nan without both classes."""
+    w = np.ones(score.shape[0]) if weights is None else weights
+    values, inverse = np.unique(score, return_inverse=True)
+    pos = np.bincount(inverse, weights=np.where(positive, w, 0.0), minlength=values.shape[0])
+    neg = np.bincount(inverse, weights=np.where(positive, 0.0, w), minlength=values.shape[0])
+    total_pos, total_neg = pos.sum(), neg.sum()
+    if total_pos <= 0 or total_neg <= 0:
+        return np.nan
+    below = np.cumsum(neg) - neg  # negatives strictly below each value
+    return float(np.dot(pos, below + 0.5 * neg) / (total_pos * total_neg))
+
+
+def auc_interval(auc, n_pos, n_neg, confidence):
+    """Hanley and McNeil's interval of an AUC, on the logit scale (inside (0, 1))."""
+    if not (np.isfinite(auc) and n_pos > 0 and n_neg > 0):
+        return np.nan, np.nan
+    a = min(max(auc, 0.5 / (n_pos * n_neg)), 1 - 0.5 / (n_pos * n_neg))
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    var = (a * (1 - a) + (n_pos - 1) * (q1 - a * a) + (n_neg - 1) * (q2 - a * a)) \
+        / (n_pos * n_neg)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    half = z * np.sqrt(max(var, 0.0)) / (a * (1 - a))
+    centre = np.log(a / (1 - a))
+    return float(1 / (1 + np.exp(-(centre - half)))), float(1 / (1 + np.exp(-(centre + half))))
+
+
+def reliability(score, positive, weights, n_bins):
+    """Per bin of ``[0, 1]``: ``(count, weight, mean score, favourable share)``; ECE."""
+    w = np.ones(score.shape[0]) if weights is None else weights
+    bins = np.clip((score * n_bins).astype(np.int64), 0, n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    weight = np.bincount(bins, weights=w, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = np.bincount(bins, weights=w * score, minlength=n_bins) / weight
+        share = np.bincount(bins, weights=w * positive, minlength=n_bins) / weight
+    filled = weight > 0
+    ece = float(np.sum(weight[filled] * np.abs(mean_score[filled] - share[filled]))
+                / weight.sum())
+    return count, weight, mean_score, share, ece
+
+
+def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, n_bins,
+                 min_group_size):
+    """``(scores, reliability, gaps)`` DataFrames of the scores by group (see the module)."""
+    import pandas as pd
+
+    probabilities = bool(score.min() >= 0 and score.max() <= 1)
+    rows, index, table, gap_rows = [], [], [], {}
+    edges = np.linspace(0, 1, n_bins + 1)
+    for code, attr, labels in zip(codes, names, groups):
+        aucs, eces, compared = [], [], []
+        for g, group in enumerate(labels.tolist()):
+            mine = code == g
+            s, y = score[mine], true_pos[mine]
+            w = None if weights is None else weights[mine]
+            n_pos, n_neg = int(y.sum()), int((~y).sum())
+            auc = weighted_auc(s, y, w)
+            low, high = auc_interval(auc, n_pos, n_neg, confidence)
+            ece = np.nan
+            if probabilities:
+                count, weight, mean_score, share, ece = reliability(s, y, w, n_bins)
+                for b in range(n_bins):
+                    table.append({"attribute": attr, "group": group, "bin": b,
+                                  "bin_low": edges[b], "bin_high": edges[b + 1],
+                                  "count": int(count[b]), "mean_score": mean_score[b],
+                                  "favourable_share": share[b]})
+            index.append((attr, group))
+            rows.append({"count": int(mine.sum()), "positives": n_pos, "auc": auc,
+                         "auc_low": low, "auc_high": high, "mean_score": float(
+                             np.average(s, weights=w)), "ece": ece})
+            aucs.append(auc)
+            eces.append(ece)
+            compared.append(mine.sum() >= min_group_size)
+        aucs, eces, compared = np.array(aucs), np.array(eces), np.array(compared)
+        ok = np.flatnonzero(compared & np.isfinite(aucs))
+        row = {"auc_difference": np.nan, "auc_group_high": None, "auc_group_low": None,
+               "ece_worst": np.nan, "ece_worst_group": None}
+        if ok.shape[0] >= 2:
+            top, bottom = ok[np.argmax(aucs[ok])], ok[np.argmin(aucs[ok])]
+            row.update(auc_difference=float(aucs[top] - aucs[bottom]),
+                       auc_group_high=labels[top], auc_group_low=labels[bottom])
+        ok = np.flatnonzero(compared & np.isfinite(eces))
+        if ok.shape[0]:
+            worst = ok[np.argmax(eces[ok])]
+            row.update(ece_worst=float(eces[worst]), ece_worst_group=labels[worst])
+        gap_rows[attr] = row
+    scores = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
+        index, names=["attribute", "group"]))
+    frame = pd.DataFrame(table, columns=["attribute", "group", "bin", "bin_low", "bin_high",
+                                         "count", "mean_score", "favourable_share"])
+    gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
+    gaps.index.name = "attribute"
+    return scores, frame, gaps
