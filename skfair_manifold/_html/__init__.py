@@ -13,6 +13,8 @@ Python computes the numbers and the geometry; the templates in
     the geometry of the bar charts and of the causal graph;
 ``_report_page``
     the fairness report's page (``FairnessReport.to_html``);
+``_regression_page``
+    the continuous report's page (``RegressionReport.to_html``);
 ``_witnesses``
     HFM's witnesses laid out for the report page;
 ``_evidence_page``
@@ -22,6 +24,7 @@ Python computes the numbers and the geometry; the templates in
 """
 
 from ._evidence_page import render_evidence
+from ._regression_page import render_regression_report
 from ._report_page import render_fairness_report
 
-__all__ = ["render_evidence", "render_fairness_report"]
+__all__ = ["render_evidence", "render_fairness_report", "render_regression_report"]

@@ -107,6 +107,32 @@ class RegressionReport(Bunch):
         }
         return _plain_values(payload, undefined)
 
+    def to_html(self, *, title="Fairness report", plots=True):
+        """A self-contained HTML page: the gaps, the means by group, charts and settings.
+
+        Parameters
+        ----------
+        title : str, default="Fairness report"
+        plots : bool, default=True
+            Include the bar charts of each group's mean prediction and mean
+            target (inline SVG).
+
+        Returns
+        -------
+        html : str
+            One page; styles and images inline, no request to the network.
+        """
+        from .._html import render_regression_report
+
+        return render_regression_report(self, title=title, plots=plots)
+
+    def _repr_html_(self):
+        """The page, compact, for notebooks (no plots)."""
+        from .._html import render_regression_report
+
+        return render_regression_report(self, title="Fairness report", plots=False,
+                                        fragment=True)
+
     def __repr__(self):
         lines = [f"RegressionReport of {self.options['n_samples']} rows "
                  f"(continuous target, {self.options['target_type_source']})"]

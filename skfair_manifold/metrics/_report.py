@@ -45,7 +45,7 @@ from ._regression_report import (
     tabulate,
 )
 from ._report_rows import _rows_table
-from ._scores import score_column, score_tables
+from ._scores import SCORE_BINS, score_column, score_tables
 
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
@@ -75,7 +75,6 @@ HFM_MAX_BOOT = 2000
         "target_type": [StrOptions({"auto", "binary", "continuous"})],
         "favourable": [StrOptions({"higher", "lower"})],
         "y_score": ["array-like", str, None],
-        "score_bins": [Interval(Integral, 2, 1000, closed="both")],
     },
     prefer_skip_nested_validation=True,
 )
@@ -99,7 +98,6 @@ def fairness_report(
     target_type: str = "auto",
     favourable: str = "higher",
     y_score: ArrayLike | None = None,
-    score_bins: int = 10,
 ) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
@@ -235,12 +233,9 @@ str, int or list
         AUC with its interval and the expected calibration error),
         ``score_reliability`` (the reliability table by group and bin) and
         ``score_gaps`` (the largest AUC gap, the worst calibration, the
-        groups behind them). In-memory rows only (with ``data``, an eager
-        frame's column name).
-
-    score_bins : int, default=10
-        Equal-width bins of ``[0, 1]`` of the calibration error and the
-        reliability table.
+        groups behind them); the calibration over 10 equal-width bins of
+        ``[0, 1]``. In-memory rows only (with ``data``, an eager frame's
+        column name).
 
     Returns
     -------
@@ -399,13 +394,13 @@ str, int or list
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
     if y_score is not None:
-        _add_scores(report, y_score, data, rows, pos_label, favourable, intersect, confidence,
-                    score_bins, min_group_size)
+        _add_scores(report, y_score, data, rows, favourable, intersect, confidence,
+                    min_group_size)
     return report
 
 
-def _add_scores(report, y_score, data, rows, pos_label, favourable, intersect, confidence,
-                score_bins, min_group_size):
+def _add_scores(report, y_score, data, rows, favourable, intersect, confidence,
+                min_group_size):
     """The scores' tables (:mod:`._scores`) of the rows, added to ``report``."""
     if rows is None:
         refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
@@ -421,5 +416,5 @@ def _add_scores(report, y_score, data, rows, pos_label, favourable, intersect, c
     weights = rows.get("weights")
     report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
         score, true_pos, codes, names, groups, weights, confidence=confidence,
-        n_bins=score_bins, min_group_size=min_group_size)
-    report.options["score_bins"] = score_bins
+        n_bins=SCORE_BINS, min_group_size=min_group_size)
+    report.options["score_bins"] = SCORE_BINS

@@ -8,7 +8,7 @@ column, or any score that ranks), :func:`score_tables` computes per group:
   count one half), weighted by the sample weights; its interval is Hanley
   and McNeil's (1982) standard error on the logit scale, so it stays inside
   (0, 1) (coverage measured in the User Guide);
-* the expected calibration error over ``n_bins`` equal-width bins of
+* the expected calibration error over :data:`SCORE_BINS` equal-width bins of
   ``[0, 1]``: the weighted mean over the group's rows of ``|mean score of the
   bin - share of favourable labels in the bin|``, and the reliability table
   behind it (nan when the scores leave ``[0, 1]``: they are then not
@@ -20,6 +20,9 @@ groups behind them.
 
 import numpy as np
 from scipy import stats
+
+#: equal-width bins of [0, 1] of the calibration error and the reliability table
+SCORE_BINS = 10
 
 MSG_SCORE_NOT_NUMERIC = (
     "y_score must hold numbers (a score per row); got values such as {example!r}."

@@ -240,3 +240,18 @@ def test_row_quantities_are_the_errors():
     pred, true, abs_err, sq_err, residual = row_quantities(y, p)
     assert np.array_equal(abs_err, [1.0, 0.0, 3.0]) and np.array_equal(sq_err, [1, 0, 9])
     assert np.array_equal(residual, [1.0, 0.0, -3.0])
+
+
+def test_the_page_and_the_notebook_view_show_the_headline_and_the_groups():
+    y, pred, sex, region = wages(n=600, seed=6)
+    report = fairness_report(y, pred, sensitive_features=pd.DataFrame(
+        {"sex": sex, "region": region}))
+    page = report.to_html(title="Wages")
+    assert page.startswith("<!DOCTYPE html>") and "<script" not in page
+    assert "https://" not in page and "src=" not in page  # nothing from the network
+    assert report.headline[0].split(" (")[0] in page
+    for section in ('id="gaps-table"', 'id="groups-table"', 'id="settings-table"', "<svg"):
+        assert section in page
+    fragment = report._repr_html_()
+    assert fragment.startswith('<div class="skfair-report">') and "<svg" not in fragment
+    assert "north" in fragment and "mean residual" in fragment

@@ -40,15 +40,15 @@ def test_auc_by_group_is_scikit_learns_with_and_without_weights():
 def test_calibration_error_and_reliability_table_are_the_plain_bins():
     y, score, sex = scored(seed=2)
     report = fairness_report(y, (score > 0.5).astype(int), sensitive_features=sex,
-                             y_score=score, score_bins=5)
+                             y_score=score)
     for group in ("f", "m"):
         s, t = score[sex == group], y[sex == group]
-        bins = np.minimum((s * 5).astype(int), 4)
+        bins = np.minimum((s * 10).astype(int), 9)
         ece = sum((bins == b).sum() * abs(s[bins == b].mean() - t[bins == b].mean())
-                  for b in range(5) if (bins == b).any()) / s.shape[0]
+                  for b in range(10) if (bins == b).any()) / s.shape[0]
         assert_allclose(report.scores.loc[(0, group), "ece"], ece, rtol=1e-12)
         table = report.score_reliability.query("group == @group")
-        assert table["count"].sum() == s.shape[0] and len(table) == 5
+        assert table["count"].sum() == s.shape[0] and len(table) == 10
     worst = report.scores["ece"].idxmax()[1]
     assert report.score_gaps.loc[0, "ece_worst_group"] == worst
     json.dumps(report.to_dict(), allow_nan=False)
