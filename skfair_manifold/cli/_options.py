@@ -224,6 +224,14 @@ REPORT_OPTIONS = [
            help="leave HFM out (no feature columns needed)"),
     option("--title", default="Fairness report",
            help="the title of the page (default: 'Fairness report')"),
+    option("--target-type", choices=["binary", "continuous"], default="binary",
+           help="'binary': --label and --prediction are classes (the rates, the "
+                "four-fifths rule); 'continuous': they are quantities (a wage, a limit, a "
+                "score): the groups' mean predictions, errors and distributions "
+                "(default: binary)"),
+    option("--favourable", choices=["higher", "lower"], default="higher",
+           help="continuous only: whether a higher prediction favours a person (a wage) "
+                "or a lower one does (a risk score) (default: higher)"),
     *common_options(output_help="the HTML file to write (default: standard output)"),
 ]
 

@@ -36,11 +36,17 @@ NOTE_PARQUET_HFM = (
 
 def run_report(*, file, label, prediction, sensitive, features, max_categories, method, m1,
                m2, scale, pos_label, n_boot, confidence, intersect, seed, hfm, title, quiet,
-               sep, output, min_group_size):
+               sep, output, min_group_size, target_type, favourable):
     """The ``report`` command; returns the exit code (0), raises CLIError on bad input.
 
     The options are the parser's (:data:`._options.REPORT_OPTIONS`, defaults there).
     """
+    if target_type == "continuous":
+        return _continuous_report(
+            file=file, label=label, prediction=prediction, sensitive=sensitive, sep=sep,
+            pos_label=pos_label, n_boot=n_boot, confidence=confidence, intersect=intersect,
+            hfm=hfm, title=title, quiet=quiet, output=output, min_group_size=min_group_size,
+            favourable=favourable, max_categories=max_categories)
     if is_parquet(file):
         if hfm:
             note(quiet, NOTE_PARQUET_HFM.format(path=file))
@@ -68,6 +74,45 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
     report.options["hfm_features"] = data["features"] if hfm else None
     for message in messages:
         note(quiet, f"warning: {message}")
+    write_text(output, report.to_html(title=title))
+    return 0
+
+
+def _continuous_report(*, file, label, prediction, sensitive, sep, pos_label, n_boot,
+                       confidence, intersect, hfm, title, quiet, output, min_group_size,
+                       favourable, max_categories):
+    """``report --target-type continuous``: the continuous report's page of a CSV or Parquet."""
+    for option, given in (("--pos-label", pos_label is not None), ("--n-boot", n_boot > 0)):
+        if given:
+            raise CLIError(f"{option} is for class labels; a continuous target has no "
+                           f"favourable class and t intervals (leave {option} out).")
+    if hfm:
+        note(quiet, "HFM is not part of the continuous report yet: left out (--no-hfm "
+                    "silences this note).")
+    from skfair_manifold.metrics import fairness_report
+
+    if is_parquet(file):
+        data = load_parquet(file=file, label=label, prediction=prediction,
+                            sensitive=sensitive, pos_label=None)
+        args = (label, prediction)
+        kwargs = {"sensitive_features": list(sensitive), "data": data["data"]}
+    else:
+        data = load_predictions(file=file, label=label, prediction=prediction,
+                                sensitive=sensitive, features=None, sep=sep,
+                                max_categories=max_categories, pos_label=None, quiet=quiet,
+                                need_features=False)
+        args = (data["y_true"], data["y_pred"])
+        kwargs = {"sensitive_features": data["A"]}
+    try:
+        report = fairness_report(*args, target_type="continuous", favourable=favourable,
+                                 intersect=intersect, confidence=confidence,
+                                 min_group_size=min_group_size, **kwargs)
+    except (ValueError, TypeError) as exc:
+        raise CLIError(" ".join(str(exc).split())) from None
+    report.options["label_column"], report.options["prediction_column"] = label, prediction
+    report.provenance.update(file_provenance(file))
+    for message in report.warnings:
+        note(quiet, f"note: {message}")
     write_text(output, report.to_html(title=title))
     return 0
 
