@@ -75,7 +75,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
         entry = {"id": str(ids[row]), "anchor": anchors[i], "sheet": i < max_sheets,
                  "low": values["diff_lower"][i], "high": values["diff_upper"][i],
                  "verdict": str(values["verdict"][i]) if "verdict" in values else ""}
-        for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value"):
+        for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value", "detectable_gap"):
             entry[name] = values[name][i] if name in values else None
         flagged.append(entry)
         if i >= max_sheets:
@@ -110,7 +110,19 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     graph = None
     if cbn:
         graph = graph_layout(provenance["graph"], decision, q, protected)
+    audit = report.audit
+    power = None
+    if "detectable_gap" in audit:
+        gaps = np.asarray(audit["detectable_gap"], dtype=np.float64)
+        quiet = np.asarray(audit["candidate"], dtype=bool) & \
+            ~np.asarray(audit["flagged"], dtype=bool)
+        seen = gaps[quiet & np.isfinite(gaps)]
+        power = {"n_quiet": int(quiet.sum()), "n_undefined": int((quiet & ~np.isfinite(
+            gaps)).sum()), "median": float(np.median(seen)) if seen.size else None,
+                 "low": float(seen.min()) if seen.size else None,
+                 "high": float(seen.max()) if seen.size else None}
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
+               "power": power,
                "headers": {c: _header(c) for c in shown},
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown),

@@ -60,7 +60,7 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
     rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
     table["rule"] = rule
     audit = getattr(report, "audit", {})
-    for name in ("q_value", "verdict", "verdict_reason"):
+    for name in ("q_value", "verdict", "verdict_reason", "detectable_gap"):
         if name in audit:
             table[name] = np.asarray(audit[name])[rows]
     lists = {column: [[] for _ in range(rows.shape[0])] for column in TESTER_COLUMNS}

@@ -15,11 +15,25 @@ from ._evidence import SIDES, SituationTestingReport, python_value
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
 from ._methods import CBNMethod
+from ._power import detectable_gaps, next_flag_threshold
 from ._verdict import near_testers, structure_bootstrap, verdicts
 
 
 class EvidenceAssembly:
     """``report``'s steps (a mixin)."""
+
+    def _detectable(self, out, n_eff, candidate, mask, cutoff):
+        """The smallest detectable gap of each candidate (:mod:`._power`); nan elsewhere."""
+        n_candidates = int((candidate & np.isfinite(out[:, 5])).sum())
+        threshold = next_flag_threshold(
+            flag_rule=self.flag_rule, fdr=self.fdr, fdr_method=self.fdr_method,
+            alpha_test=self._alpha_test(), n_candidates=n_candidates,
+            n_flagged=int(mask.sum()), dbh_cutoff=cutoff if self.fdr_method == "dbh" else None)
+        gaps = np.full(out.shape[0], np.nan)
+        rows = np.flatnonzero(candidate)
+        gaps[rows] = detectable_gaps(out[rows, 0], n_eff[rows, 0], out[rows, 1],
+                                     n_eff[rows, 1], tau=self.tau, threshold=threshold)
+        return gaps
 
     def _report(self, X, y, fitted_rows):
         X, y = self._validate(X, y)
@@ -45,6 +59,8 @@ class EvidenceAssembly:
         summary["rule"] = np.full(rows.shape[0], rule, dtype=object)
         summary["verdict"] = verdict[rows]
         summary["verdict_reason"] = reason[rows]
+        detectable = self._detectable(out, n_eff_all, candidate, mask, cutoff)
+        summary["detectable_gap"] = detectable[rows]
         testers = self._tester_table(rows, cells)
         records = self._records
         Zr = Z[rows]
@@ -57,7 +73,7 @@ class EvidenceAssembly:
                        unit_own)
         audit = {"candidate": candidate, "flagged": mask,
                  "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
-                 "verdict_reason": reason}
+                 "verdict_reason": reason, "detectable_gap": detectable}
         cell_rows = self._method.cell_rows()
         record_rows = _tester_rows(testers, cell_rows)
         return SituationTestingReport(

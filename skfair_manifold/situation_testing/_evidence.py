@@ -10,12 +10,16 @@ person (``report.summary_frame()`` is the pandas version):
     ``q_value`` (its false discovery rate across the audit's candidates),
     ``n1``, ``n2`` (testers on each side), ``n1_eff``, ``n2_eff``
     (effective testers), ``rule`` (the flag rule, a string), ``verdict``
-    and ``verdict_reason`` (see ``_verdict``).
+    and ``verdict_reason`` (see ``_verdict``), ``detectable_gap`` (the
+    smallest ``p1 - p2`` these testers would have flagged with probability
+    0.8, see ``_power``).
 
 ``report.audit`` -- dict of arrays over every row of X: ``candidate``
 (protected group, negative decision), ``flagged``, ``p_value``,
-``q_value`` (NaN outside the candidates), ``verdict`` and
-``verdict_reason`` (``""`` outside the candidates).
+``q_value`` (NaN outside the candidates), ``verdict``,
+``verdict_reason`` (``""`` outside the candidates) and ``detectable_gap``
+(NaN outside the candidates, and where no gap up to ``p1 = 1`` would be
+flagged with probability 0.8).
 
 ``report.provenance`` -- what the evidence rests on: ``package`` (name and
 version), ``date`` (UTC), ``options`` (the auditor's parameters),
@@ -78,7 +82,8 @@ import numpy as np
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
 
-_NUMBERS = ("p1", "p2", "diff", "diff_lower", "diff_upper", "p_value", "q_value", "n1", "n2")
+_NUMBERS = ("p1", "p2", "diff", "diff_lower", "diff_upper", "p_value", "q_value", "n1", "n2",
+            "detectable_gap")
 
 
 class CellRows:
@@ -129,9 +134,9 @@ class SituationTestingReport(Sequence):
         One entry per flagged person: ``row`` (position in X), ``p1``,
         ``p2``, ``diff``, ``diff_lower``, ``diff_upper``, ``p_value``,
         ``q_value``, ``n1``, ``n2`` (testers), ``n1_eff``, ``n2_eff``
-        (effective testers of the weighted rates), ``rule``, ``verdict``
-        and ``verdict_reason``. :meth:`summary_frame` gives it as a
-        DataFrame.
+        (effective testers of the weighted rates), ``rule``, ``verdict``,
+        ``verdict_reason`` and ``detectable_gap``. :meth:`summary_frame`
+        gives it as a DataFrame.
     testers : dict of ndarray
         The long table, one entry per flagged person, side and cell of
         equally treated fitted records: ``row``, ``side`` (``"unprotected"``
@@ -148,7 +153,10 @@ class SituationTestingReport(Sequence):
         The flag rule, in words.
     audit : dict of ndarray
         Over every audited row: ``candidate``, ``flagged``, ``p_value``,
-        ``q_value``, ``verdict``, ``verdict_reason``.
+        ``q_value``, ``verdict``, ``verdict_reason``, ``detectable_gap``
+        (the smallest gap this person's testers would have flagged with
+        probability 0.8: for a person not flagged, "a gap below it could
+        not have been seen").
     provenance : dict
         Package version, date, options, graph and its source, the column
         kinds and whether each was declared or inferred.
