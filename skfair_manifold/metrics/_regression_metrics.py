@@ -16,6 +16,7 @@ from typing import Literal
 
 import numpy as np
 
+from ..utils._docstring import Substitution
 from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._typing import ArrayLike, SensitiveLike
 from ..utils._validation import check_sample_weight, encode_sensitive
@@ -31,6 +32,36 @@ _PARAMS = {
     "sample_weight": ["array-like", None],
     "aggregate": [StrOptions({"max", "mean"})],
 }
+
+
+_COMMON_DOC = """    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values (numbers).
+
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (numbers).
+
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        One or several sensitive columns.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights.
+{option}
+    aggregate : {{"max", "mean"}}, default="max"
+        How the attributes' values are combined."""
+
+_LOSS_DOC = """
+    loss : {"absolute", "squared"}, default="absolute"
+        Each group's mean absolute error (in the units of ``y``) or mean
+        squared error.
+"""
+
+_DISTANCE_DOC = """
+    distance : {"ks", "wasserstein"}, default="ks"
+        The Kolmogorov-Smirnov distance (a share of people) or the
+        Wasserstein-1 distance (in the units of ``y_pred``).
+"""
 
 
 def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity):
@@ -52,6 +83,7 @@ def _aggregate(values, aggregate):
 
 
 @validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=""))
 def mean_prediction_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -67,18 +99,7 @@ def mean_prediction_difference(
     checked but not used). Per attribute, then the largest (or mean) over
     attributes.
 
-    Parameters
-    ----------
-    y_true : array-like of shape (n_samples,)
-        True values (numbers).
-    y_pred : array-like of shape (n_samples,)
-        Predicted values (numbers).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        One or several sensitive columns.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights of the means.
-    aggregate : {"max", "mean"}, default="max"
-        How the attributes' values are combined.
+    {common}
 
     Returns
     -------
@@ -100,6 +121,7 @@ def mean_prediction_difference(
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
                  prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_LOSS_DOC))
 def error_difference(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -111,19 +133,7 @@ def error_difference(
 ) -> float:
     """The largest difference between two groups' mean error (absolute or squared).
 
-    Parameters
-    ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        True and predicted values (numbers).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        One or several sensitive columns.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights.
-    loss : {"absolute", "squared"}, default="absolute"
-        The mean absolute error (in the units of ``y``) or the mean squared
-        error of each group.
-    aggregate : {"max", "mean"}, default="max"
-        How the attributes' values are combined.
+    {common}
 
     Returns
     -------
@@ -145,6 +155,7 @@ def error_difference(
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
                  prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_LOSS_DOC))
 def bounded_group_loss(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -156,18 +167,7 @@ def bounded_group_loss(
 ) -> float:
     """The worst group's mean error: bounded group loss (Agarwal, Dudik and Wu, 2019).
 
-    Parameters
-    ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        True and predicted values (numbers).
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        One or several sensitive columns.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights.
-    loss : {"absolute", "squared"}, default="absolute"
-        Mean absolute or mean squared error.
-    aggregate : {"max", "mean"}, default="max"
-        How the attributes' values are combined.
+    {common}
 
     Returns
     -------
@@ -189,6 +189,7 @@ def bounded_group_loss(
 
 @validate_params({**_PARAMS, "distance": [StrOptions({"ks", "wasserstein"})]},
                  prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_DISTANCE_DOC))
 def distribution_distance(
     y_true: ArrayLike,
     y_pred: ArrayLike,
@@ -206,17 +207,7 @@ def distribution_distance(
     ``"wasserstein"`` the Wasserstein-1 distance (in the units of
     ``y_pred``).
 
-    Parameters
-    ----------
-    y_true, y_pred : array-like of shape (n_samples,)
-        True (checked, not used) and predicted values.
-    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
-        One or several sensitive columns.
-    sample_weight : array-like of shape (n_samples,), default=None
-        Row weights of the distribution functions.
-    distance : {"ks", "wasserstein"}, default="ks"
-    aggregate : {"max", "mean"}, default="max"
-        How the attributes' values are combined.
+    {common}
 
     Returns
     -------
