@@ -155,6 +155,23 @@ def render_fairness_report(report, *, title="Fairness report", plots=True, fragm
         "any_fails": any(g["verdict"] in ("fails", "inconclusive", "undefined")
                          for g in gaps if not g["summary"]),
         "settings": settings_rows(data), "fragment": fragment,
+        "scores": _score_rows(data.get("scores")),
         "witnesses": witness_cards(data),
     }
     return _environment().get_template("report.html.j2").render(**context)
+
+
+def _score_rows(scores):
+    """The page's table of the scores by group (``y_score``), None without scores."""
+    if scores is None:
+        return None
+    rows = []
+    for attr, members in scores["by_group"].items():
+        gap = scores["gaps"].get(attr, {})
+        for group, row in members.items():
+            rows.append({"attribute": attr, "group": group, "count": int(row["count"]),
+                         "auc": row["auc"], "auc_iv": (row["auc_low"], row["auc_high"]),
+                         "mean_score": row["mean_score"], "ece": row["ece"],
+                         "gap": gap})
+    return rows
+

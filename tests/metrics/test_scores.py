@@ -99,3 +99,13 @@ def test_bad_scores_and_lazy_frames_are_refused():
         y_score=score).scores["auc"].to_numpy(), rtol=1e-15)
     with pytest.raises(ValueError, match="y_score"):
         fairness_report("y", "p", sensitive_features="sex", data=frame.lazy(), y_score="s")
+
+
+def test_the_page_shows_the_scores_beside_the_rates_only_when_given():
+    y, score, sex = scored(n=600, seed=4)
+    with_scores = fairness_report(y, (score > 0.5).astype(int), sensitive_features=sex,
+                                  y_score=score).to_html()
+    assert 'id="scores-table"' in with_scores and "calibration error" in with_scores
+    assert 'id="groups-table"' in with_scores  # the thresholded rates stay
+    without = fairness_report(y, (score > 0.5).astype(int), sensitive_features=sex).to_html()
+    assert 'id="scores-table"' not in without
