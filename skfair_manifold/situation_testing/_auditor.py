@@ -313,7 +313,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     >>> len(report) == int(auditor.flag(X, y).sum()) > 0
     True
     >>> sorted(report.summary)[:4]
-    ['diff', 'diff_lower', 'diff_upper', 'n1']
+    ['detectable_gap', 'diff', 'diff_lower', 'diff_upper']
     >>> sorted(set(report.summary["verdict"]))
     ['discriminated']
     """
