@@ -24,6 +24,7 @@ from ._regression_engine import (
 )
 from ._report_object import _plain_values
 
+
 __all__ = ["RegressionReport"]
 
 #: the columns of ``by_group`` and ``overall``, the gaps' quantities, in order
@@ -34,10 +35,12 @@ MSG_NOT_NUMERIC = (
     "{name} must hold numbers for a continuous target (target_type='continuous'); got "
     "values such as {example!r}."
 )
+
 MSG_NOT_FINITE = (
     "{name} holds {count} NaN or infinite value(s), first at row {row}; remove or impute "
     "them first."
 )
+
 MSG_FAVOURABLE = "favourable must be 'higher' or 'lower'; got {value!r}."
 
 
@@ -186,6 +189,42 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
                     names_given=names_given)
 
 
+def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight, X,
+                      estimator, pos_label, n_boot, intersect, min_group_size, confidence,
+                      favourable, source, names_given):
+    """``fairness_report``'s continuous path: the binary options refused, then the rows'
+    report, or with ``data`` (a lazy frame) the sums of its engine."""
+    options = [("pos_label", pos_label is not None, "no favourable class"),
+               ("n_boot", n_boot > 0, "t intervals, not the bootstrap")]
+    if data is None:
+        options += [("X", X is not None, "no HFM section yet: call hfm_report"),
+                    ("estimator", estimator is not None, "no discriminative risk yet")]
+    for option, given, reason in options:
+        if given:
+            raise ValueError(MSG_CONTINUOUS_OPTION.format(option=option, source=source,
+                                                          reason=reason))
+    if data is None:
+        return regression_report(
+            y_true, y_pred, sensitive_features=sensitive_features,
+            sample_weight=sample_weight, intersect=intersect, min_group_size=min_group_size,
+            confidence=confidence, favourable=favourable, target_type_source=source,
+            names_given=names_given)
+    from ._frames import refuse_rows
+    from ._regression_frames import frame_moments
+
+    if X is not None:
+        refuse_rows(data, what="HFM (X=)", argument="X")
+    if estimator is not None:
+        refuse_rows(data, what="the discriminative risk (estimator=)", argument="estimator")
+    attributes, overall, weighted, names_given, notes = frame_moments(
+        data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
+        sample_weight=sample_weight, intersect=intersect)
+    return tabulate(attributes, overall, weighted=weighted, intersect=intersect,
+                    min_group_size=min_group_size, confidence=confidence,
+                    favourable=favourable, target_type_source=source,
+                    names_given=names_given, warnings=notes)
+
+
 def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confidence,
              favourable, target_type_source, names_given, warnings=()):
     """The :class:`RegressionReport` of per-attribute moments, wherever they were summed.
@@ -331,48 +370,7 @@ def regression_headline(report):
     return sentences
 
 
-MSG_MIXED_TARGET = (
-    "y_true is {true_kind} but y_pred is {pred_kind}: no report is guessed between a class "
-    "label and a quantity. For probability scores against 0/1 labels, pass the predicted "
-    "classes as y_pred and the scores as y_score= (their AUC and calibration by group), or "
-    "threshold them (for example y_pred >= 0.5); to compare the groups' means of two "
-    "quantities, pass target_type='continuous'."
-)
 MSG_CONTINUOUS_OPTION = (
     "{option} is an option of the binary report; a continuous target (target_type="
     "'continuous', {source}) has {reason}."
 )
-
-
-def resolve_target_type(target_type, y_true, y_pred):
-    """``("binary" | "continuous", how it was chosen)``; refuses a mixed pair under "auto".
-
-    ``"auto"`` takes the pair as continuous when both hold numbers that are
-    not all integers (scikit-learn's ``type_of_target`` says
-    ``"continuous"``), or when one does and the other is not binary; a
-    continuous one against a binary one is refused with a message.
-    """
-    if target_type == "binary":
-        return "binary", "target_type='binary'"
-    if target_type == "continuous":
-        return "continuous", "target_type='continuous'"
-    from sklearn.utils.multiclass import type_of_target
-
-    kinds = []
-    for y in (y_true, y_pred):
-        try:
-            kinds.append(type_of_target(column_1d(y, "y")))
-        except (TypeError, ValueError):
-            kinds.append("unknown")
-    true_kind, pred_kind = kinds
-    if "continuous" not in kinds:
-        return "binary", "detected: class labels"
-    if "binary" in kinds:
-        raise ValueError(MSG_MIXED_TARGET.format(
-            true_kind=_kind_text(true_kind), pred_kind=_kind_text(pred_kind)))
-    return "continuous", "detected: y_true and y_pred hold quantities, not classes"
-
-
-def _kind_text(kind):
-    return {"continuous": "continuous (numbers that are not all integers)",
-            "binary": "binary (two classes)"}.get(kind, kind)

@@ -29,23 +29,15 @@ from ._frames import (
     frame_columns,
     is_lazy,
     refuse_rows,
-    to_narwhals,
 )
 from ._group_engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from ._rates import GAP_RATES, RATES
 from ._report_object import FairnessReport, headline
 from ._report_hfm import _hfm_section
-from ._regression_engine import row_groups
-from ._regression_frames import frame_moments
-from ._regression_report import (
-    MSG_CONTINUOUS_OPTION,
-    RegressionReport,
-    regression_report,
-    resolve_target_type,
-    tabulate,
-)
+from ._regression_report import RegressionReport, continuous_report
+from ._target_type import resolve_target_type
 from ._report_rows import _rows_table
-from ._scores import SCORE_BINS, score_column, score_tables
+from ._scores import add_scores
 
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
@@ -286,41 +278,16 @@ str, int or list
                             ("sample_weight", sample_weight)):
             if isinstance(value, str):
                 raise ValueError(MSG_NEED_DATA.format(name=name, value=value))
-    if not lazy:
-        kind, source = resolve_target_type(target_type, y_true, y_pred)
+    if not lazy or target_type == "continuous":
+        kind, source = (("continuous", "target_type='continuous'") if lazy
+                        else resolve_target_type(target_type, y_true, y_pred))
         if kind == "continuous":
-            for option, given, reason in (
-                    ("pos_label", pos_label is not None, "no favourable class"),
-                    ("X", X is not None, "no HFM section yet: call hfm_report"),
-                    ("estimator", estimator is not None, "no discriminative risk yet"),
-                    ("n_boot", n_boot > 0, "t intervals, not the bootstrap")):
-                if given:
-                    raise ValueError(MSG_CONTINUOUS_OPTION.format(
-                        option=option, source=source, reason=reason))
-            return regression_report(
-                y_true, y_pred, sensitive_features=sensitive_features,
-                sample_weight=sample_weight, intersect=intersect,
+            return continuous_report(
+                y_true, y_pred, sensitive_features=sensitive_features, data=data if lazy
+                else None, sample_weight=sample_weight, X=X, estimator=estimator,
+                pos_label=pos_label, n_boot=n_boot, intersect=intersect,
                 min_group_size=min_group_size, confidence=confidence, favourable=favourable,
-                target_type_source=source, names_given=columns)
-    elif target_type == "continuous":  # sums in the frame's engine
-        for option, given, reason in (
-                ("pos_label", pos_label is not None, "no favourable class"),
-                ("n_boot", n_boot > 0, "t intervals, not the bootstrap")):
-            if given:
-                raise ValueError(MSG_CONTINUOUS_OPTION.format(
-                    option=option, source="target_type='continuous'", reason=reason))
-        if X is not None:
-            refuse_rows(data, what="HFM (X=)", argument="X")
-        if estimator is not None:
-            refuse_rows(data, what="the discriminative risk (estimator=)",
-                        argument="estimator")
-        attributes, overall, weighted, names_given, notes = frame_moments(
-            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-            sample_weight=sample_weight, intersect=intersect)
-        return tabulate(attributes, overall, weighted=weighted, intersect=intersect,
-                        min_group_size=min_group_size, confidence=confidence,
-                        favourable=favourable, target_type_source="target_type='continuous'",
-                        names_given=names_given, warnings=notes)
+                source=source, names_given=columns)
     if lazy:
         if X is not None:
             refuse_rows(data, what="HFM (X=)", argument="X")
@@ -394,27 +361,6 @@ str, int or list
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
     report["headline"] = headline(report)
     if y_score is not None:
-        _add_scores(report, y_score, data, rows, favourable, intersect, confidence,
-                    min_group_size)
+        add_scores(report, y_score, data=data, rows=rows, favourable=favourable,
+                   intersect=intersect, confidence=confidence, min_group_size=min_group_size)
     return report
-
-
-def _add_scores(report, y_score, data, rows, favourable, intersect, confidence,
-                min_group_size):
-    """The scores' tables (:mod:`._scores`) of the rows, added to ``report``."""
-    if rows is None:
-        refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
-                    argument="y_score")
-    if isinstance(y_score, str):
-        if data is None:
-            raise ValueError(MSG_NEED_DATA.format(name="y_score", value=y_score))
-        y_score = to_narwhals(data)[y_score].to_numpy()
-    n = report.options["n_samples"]
-    score = score_column(y_score, n)
-    true_pos = np.asarray(rows["y_true"] == favourable)
-    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
-    weights = rows.get("weights")
-    report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
-        score, true_pos, codes, names, groups, weights, confidence=confidence,
-        n_bins=SCORE_BINS, min_group_size=min_group_size)
-    report.options["score_bins"] = SCORE_BINS

@@ -146,3 +146,26 @@ def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, 
     gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
     gaps.index.name = "attribute"
     return scores, frame, gaps
+
+
+def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence,
+               min_group_size):
+    """The scores' tables of the rows added to ``report`` (``fairness_report(y_score=)``)."""
+    from ._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
+    from ._regression_engine import row_groups
+
+    if rows is None:
+        refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
+                    argument="y_score")
+    if isinstance(y_score, str):
+        if data is None:
+            raise ValueError(MSG_NEED_DATA.format(name="y_score", value=y_score))
+        y_score = to_narwhals(data)[y_score].to_numpy()
+    n = report.options["n_samples"]
+    score = score_column(y_score, n)
+    true_pos = np.asarray(rows["y_true"] == favourable)
+    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
+    report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
+        score, true_pos, codes, names, groups, rows.get("weights"), confidence=confidence,
+        n_bins=SCORE_BINS, min_group_size=min_group_size)
+    report.options["score_bins"] = SCORE_BINS

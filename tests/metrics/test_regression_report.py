@@ -14,7 +14,7 @@ from skfair_manifold.metrics._regression_engine import (
     mean_intervals,
     row_quantities,
 )
-from skfair_manifold.metrics._regression_report import MSG_MIXED_TARGET
+from skfair_manifold.metrics._target_type import MSG_MIXED_TARGET
 
 pd = pytest.importorskip("pandas")
 
