@@ -13,6 +13,8 @@ them). What needs the rows one by one (``--method knn``, ``--html``,
 import sys
 import time
 
+import numpy as np
+
 from skfair_manifold.cli._io import (
     CLIError,
     check_columns,
@@ -79,6 +81,14 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
               f"{int(table['n_people'].sum())} rows with {protected}={protected_value!s} and "
               f"a negative decision are flagged as discriminated, in "
               f"{int(table['flagged'].sum())} of {len(table)} cells.", file=sys.stderr)
+        quiet_cells = table.loc[~table["flagged"] & table["detectable_gap"].notna()]
+        if len(quiet_cells):
+            order = quiet_cells.sort_values("detectable_gap")
+            people = order["n_people"].to_numpy().cumsum()
+            median = order["detectable_gap"].to_numpy()[np.searchsorted(people, people[-1] / 2)]
+            print(f"not flagged: with these testers a gap p1 - p2 below {median:.3f} (the "
+                  f"median candidate's; each cell's is in the column detectable_gap) could "
+                  f"not have been seen.", file=sys.stderr)
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
     if format == "json":

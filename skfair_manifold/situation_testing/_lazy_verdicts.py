@@ -13,6 +13,7 @@ from ._lazy import (
     _frame_cells,
     _shown,
 )
+from ._power import detectable_gaps, next_flag_threshold
 
 
 def _verdicts(auditor, X, y):
@@ -46,14 +47,21 @@ def _verdicts(auditor, X, y):
                           for i in range(idx.shape[0])], dtype=np.intp)
     pos, n, w2 = fitted.selector.rates(Qv, self_unit, auditor.k, n_jobs=auditor.n_jobs)
     out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
-    mask, q_value, _ = auditor._decide_candidates(
+    mask, q_value, cutoff = auditor._decide_candidates(
         out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
+    threshold = next_flag_threshold(
+        flag_rule=auditor.flag_rule, fdr=auditor.fdr, fdr_method=auditor.fdr_method,
+        alpha_test=auditor._alpha_test(), n_candidates=int(counts[idx].sum()),
+        n_flagged=int(counts[idx][mask].sum()),
+        dbh_cutoff=cutoff if auditor.fdr_method == "dbh" else None)
     table = pd.DataFrame({c: values[c][idx] for c in [*fitted.columns, y]})
     table["n_people"] = counts[idx]
     for j, name in enumerate(COLUMNS):
         table[name] = out[:, j]
     table["q_value"] = q_value
     table["flagged"] = mask
+    table["detectable_gap"] = detectable_gaps(out[:, 0], n_eff[:, 0], out[:, 1], n_eff[:, 1],
+                                              tau=auditor.tau, threshold=threshold)
     # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
     # the table is sorted by the cell's values, the same on every engine and run
     return table.sort_values([*fitted.columns, y], kind="stable").reset_index(drop=True)
@@ -82,8 +90,10 @@ def cell_verdicts(auditor, X, y):
     -------
     table : pandas.DataFrame
         The cell's values, ``n_people``, ``p1``, ``p2``, ``diff``,
-        ``diff_lower``, ``diff_upper``, ``p_value``, ``q_value`` and
-        ``flagged``, one row per candidate cell, sorted by its values.
+        ``diff_lower``, ``diff_upper``, ``p_value``, ``q_value``,
+        ``flagged`` and ``detectable_gap`` (the smallest ``p1 - p2`` the
+        cell's testers would have flagged with probability 0.8, see
+        ``_power``), one row per candidate cell, sorted by its values.
 
     Examples
     --------

@@ -232,3 +232,19 @@ def test_structure_on_a_sample_drawn_by_the_engine(backend, monkeypatch):
     assert 0 < auditor.structure_info_["sample_rows"] <= 3000
     assert set(auditor.q_) == {"region", "edu"}  # the parents of the generator
     assert auditor.group_sizes_[0] + auditor.group_sizes_[1] == 6000  # counts: every row
+
+
+@pytest.mark.parametrize("settings", [{}, {"fdr_method": "dbh"}, {"fdr": None}],
+                         ids=["bh", "dbh", "alone"])
+def test_the_cells_detectable_gap_is_the_in_memory_audits(settings):
+    """On a lazy frame each cell states the smallest detectable gap that the in-memory
+    report states for each of its people (same testers, same threshold)."""
+    X, y = make_data()
+    memory, lazy, frame, _ = assert_same_flags(_duckdb, "duckdb", X, y, settings)
+    gaps = memory.report(X, y).audit["detectable_gap"]
+    cells = cell_verdicts(lazy, frame, "approved")
+    candidate = (X["sex"] == "female").to_numpy() & (y == 0)
+    assert cells["detectable_gap"].notna().any()
+    for row in cells.itertuples(index=False):
+        rows = candidate & (X["region"] == row.region).to_numpy() & (X["edu"] == row.edu)
+        np.testing.assert_array_equal(gaps[rows], row.detectable_gap)
