@@ -14,7 +14,13 @@ import numpy as np
 
 from ._progress import REPORTER, BlockProgress, reporting
 from ._interval import diff_bounds
-from ._pvalue import discrete_step_up, effective_counts, fisher_pvalue, q_values
+from ._pvalue import (
+    discrete_step_up,
+    effective_counts,
+    fisher_pvalue,
+    q_values,
+    step_up_constant,
+)
 
 #: the procedure of each ``fdr_method``, in words
 FDR_NAMES = {"bh": "Benjamini-Hochberg", "by": "Benjamini-Yekutieli",
@@ -165,9 +171,8 @@ class FlagCore:
                 if self.fdr_method == "dbh":
                     cutoff = dbh_cutoff
                 else:
-                    c = 1.0 if self.fdr_method == "bh" else \
-                        float(np.sum(1.0 / np.arange(1, m + 1)))
-                    cutoff = self.fdr * int(weight[candidate & significant].sum()) / (c * m)
+                    cutoff = self.fdr * int(weight[candidate & significant].sum()) / (
+                        step_up_constant(self.fdr_method, m) * m)
             holds = exceeds(out[:, 2], self.tau) & significant
         else:
             holds = self._person_rule(out)

@@ -27,7 +27,7 @@ the design (these testers, this level), not an estimate of the person's gap.
 import numpy as np
 from scipy import stats
 
-from ._pvalue import effective_counts, fisher_pvalue
+from ._pvalue import effective_counts, fisher_pvalue, step_up_constant
 
 #: the probability of flagging at which the gap counts as detectable
 POWER = 0.8
@@ -44,8 +44,7 @@ def next_flag_threshold(*, flag_rule, fdr, fdr_method, alpha_test, n_candidates,
         return float(alpha_test)
     if fdr_method == "dbh":
         return float(dbh_cutoff) if dbh_cutoff else fdr / n_candidates
-    c = 1.0 if fdr_method == "bh" else float(np.sum(1.0 / np.arange(1, n_candidates + 1)))
-    return fdr * (n_flagged + 1) / (c * n_candidates)
+    return fdr * (n_flagged + 1) / (step_up_constant(fdr_method, n_candidates) * n_candidates)
 
 
 def _region(m1, m2, tau, threshold):

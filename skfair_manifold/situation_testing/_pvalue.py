@@ -121,6 +121,12 @@ def fisher_pvalue(x1, m1, x2, m2, *, u=None):
     return np.where(bad, np.nan, p)
 
 
+def step_up_constant(method, m):
+    """The step-up procedure's constant: 1 for Benjamini-Hochberg, ``sum_{i<=m} 1/i`` for
+    Benjamini-Yekutieli (its price for validity under any dependence)."""
+    return 1.0 if method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
+
+
 def q_values(p, *, method="bh", counts=None):
     """Benjamini-Hochberg (``"bh"``) or Benjamini-Yekutieli (``"by"``) q-values.
 
@@ -158,8 +164,7 @@ def q_values(p, *, method="bh", counts=None):
     m = int(rank[-1]) if rank.size else 0
     if m == 0:
         return q
-    c = 1.0 if method == "bh" else float(np.sum(1.0 / np.arange(1, m + 1)))
-    scaled = c * m * p[order] / rank
+    scaled = step_up_constant(method, m) * m * p[order] / rank
     q[order] = np.minimum(np.minimum.accumulate(scaled[::-1])[::-1], 1.0)
     return q
 
