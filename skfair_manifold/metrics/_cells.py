@@ -32,6 +32,25 @@ _BLOCK_ROWS = 1 << 16
 _DENSE_KEYS = 1 << 22
 
 
+def combine_groups(codes, groups, attributes, *, separator=" & "):
+    """The combinations of several attributes' groups as the groups of one attribute.
+
+    ``codes`` is an ``(n, k)`` array of the ``k`` attributes' group codes.
+    Returns ``(codes, labels, name)``: each row's combination code, the
+    combinations' labels joining their values with ``separator``
+    (``"black & female"``) in the lexicographic order of the codes, and the
+    attributes' names joined alike. The one intersection of the package: the
+    cell table's, the continuous report's and its lazy frames'.
+    """
+    combos, inverse = np.unique(np.asarray(codes), axis=0, return_inverse=True)
+    labels = np.empty(combos.shape[0], dtype=object)
+    parts = [groups[k][combos[:, k]] for k in range(combos.shape[1])]
+    for i in range(combos.shape[0]):
+        labels[i] = separator.join(str(part[i]) for part in parts)
+    return (inverse.reshape(-1).astype(np.intp), labels,
+            separator.join(str(a) for a in attributes))
+
+
 @dataclass(frozen=True, eq=False)
 class CellTable:
     """Counts and weights of each (groups, true label, prediction) cell present.
@@ -105,14 +124,10 @@ class CellTable:
         """
         if len(self.attributes) == 1:
             return self
-        combos, inverse = np.unique(self.codes, axis=0, return_inverse=True)
-        labels = np.empty(combos.shape[0], dtype=object)
-        parts = [self.groups[k][combos[:, k]] for k in range(combos.shape[1])]
-        for i in range(combos.shape[0]):
-            labels[i] = separator.join(str(part[i]) for part in parts)
-        name = separator.join(str(a) for a in self.attributes)
+        inverse, labels, name = combine_groups(self.codes, self.groups, self.attributes,
+                                               separator=separator)
         return CellTable(attributes=[name], groups=[labels],
-                         codes=inverse.reshape(-1, 1).astype(np.intp),
+                         codes=inverse.reshape(-1, 1),
                          y_true=self.y_true, y_pred=self.y_pred, count=self.count,
                          weight=self.weight, weight_sq=self.weight_sq,
                          weighted=self.weighted)

@@ -28,6 +28,8 @@ limits for skewed values at a few rows, are stated in the User Guide.
 import numpy as np
 from scipy import stats
 
+from ._cells import combine_groups
+
 #: the per-row quantities whose group means are compared, in the tables' order
 QUANTITIES = ("mean_prediction", "mean_target", "mean_absolute_error",
               "mean_squared_error", "mean_residual")
@@ -45,10 +47,8 @@ def row_groups(sensitive_features, n_samples, *, intersect):
 
     codes, names, groups = encode_sensitive(sensitive_features, n_samples)
     if intersect and len(codes) > 1:
-        combos, inverse = np.unique(np.column_stack(codes), axis=0, return_inverse=True)
-        groups = [np.array([" & ".join(str(groups[k][c]) for k, c in enumerate(row))
-                            for row in combos], dtype=object)]
-        codes, names = [inverse.reshape(-1).astype(np.intp)], [" & ".join(map(str, names))]
+        code, labels, name = combine_groups(np.column_stack(codes), groups, names)
+        codes, names, groups = [code], [name], [labels]
     return codes, names, groups
 
 

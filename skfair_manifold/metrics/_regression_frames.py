@@ -19,6 +19,7 @@ report says so in its warnings.
 import numpy as np
 
 from ..utils._validation import encode_column
+from ._cells import combine_groups
 from ._frames import _checked_names, _collect, _numpy, to_narwhals
 from ._regression_engine import QUANTITIES
 
@@ -127,11 +128,9 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
         table["w"] = table["w2"] = table[_N]
     encoded = [(column, *encode_column(keys[column], column)) for column in sensitive]
     if intersect and len(encoded) > 1:  # the combinations, ordered as in memory
-        combos, inverse = np.unique(np.column_stack([c for _, c, _ in encoded]), axis=0,
-                                    return_inverse=True)
-        labels = np.array([" & ".join(str(encoded[k][2][c]) for k, c in enumerate(row))
-                           for row in combos], dtype=object)
-        encoded = [(" & ".join(sensitive), inverse.reshape(-1).astype(np.intp), labels)]
+        code, labels, name = combine_groups(np.column_stack([c for _, c, _ in encoded]),
+                                            [g for _, _, g in encoded], sensitive)
+        encoded = [(name, code, labels)]
     attributes = []
     for column, codes, labels in encoded:
         attributes.append((column, labels, _moments(table, codes, labels.shape[0], shift),
