@@ -110,17 +110,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     graph = None
     if cbn:
         graph = graph_layout(provenance["graph"], decision, q, protected)
-    audit = report.audit
-    power = None
-    if "detectable_gap" in audit:
-        gaps = np.asarray(audit["detectable_gap"], dtype=np.float64)
-        quiet = np.asarray(audit["candidate"], dtype=bool) & \
-            ~np.asarray(audit["flagged"], dtype=bool)
-        seen = gaps[quiet & np.isfinite(gaps)]
-        power = {"n_quiet": int(quiet.sum()), "n_undefined": int((quiet & ~np.isfinite(
-            gaps)).sum()), "median": float(np.median(seen)) if seen.size else None,
-                 "low": float(seen.min()) if seen.size else None,
-                 "high": float(seen.max()) if seen.size else None}
+    power = report.not_flagged_gaps()
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
                "power": power,
                "headers": {c: _header(c) for c in shown},

@@ -217,15 +217,12 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
               f"with {protected}={protected_value!s} and a negative decision are flagged as "
               f"discriminated.", file=sys.stderr)
-        gaps = np.asarray(report.audit.get("detectable_gap", []), dtype=np.float64)
-        if gaps.size:
-            quiet_rows = report.audit["candidate"] & ~report.audit["flagged"]
-            seen = gaps[quiet_rows & np.isfinite(gaps)]
-            if seen.size:
-                print(f"not flagged ({int(quiet_rows.sum())}): with these testers a gap p1 - p2 "
-                      f"below {np.median(seen):.3f} (the median candidate's; from "
-                      f"{seen.min():.3f} to {seen.max():.3f}) could not have been seen; "
-                      f"--all-rows writes each row's detectable_gap.", file=sys.stderr)
+        quiet = report.not_flagged_gaps()
+        if quiet is not None and quiet["median"] is not None:
+            print(f"not flagged ({quiet['n']}): with these testers a gap p1 - p2 below "
+                  f"{quiet['median']:.3f} (the median candidate's; from {quiet['low']:.3f} "
+                  f"to {quiet['high']:.3f}) could not have been seen; --all-rows writes each "
+                  f"row's detectable_gap.", file=sys.stderr)
         if len(report) and "verdict" in report.summary:
             labels, counts = np.unique(np.asarray(report.summary["verdict"], dtype=str),
                                        return_counts=True)

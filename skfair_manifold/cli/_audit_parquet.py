@@ -54,6 +54,7 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
     protected_value = parquet_value(relation, protected, protected_value, "--protected-value")
     positive_label = parquet_value(relation, decision, positive_label, "--positive-label")
     from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
+    from skfair_manifold.situation_testing._power import not_flagged_gaps
 
     auditor = SituationTestingAuditor(protected=protected, protected_value=protected_value,
                                       positive_label=positive_label, graph=graph_value,
@@ -81,14 +82,12 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
               f"{int(table['n_people'].sum())} rows with {protected}={protected_value!s} and "
               f"a negative decision are flagged as discriminated, in "
               f"{int(table['flagged'].sum())} of {len(table)} cells.", file=sys.stderr)
-        quiet_cells = table.loc[~table["flagged"] & table["detectable_gap"].notna()]
-        if len(quiet_cells):
-            order = quiet_cells.sort_values("detectable_gap")
-            people = order["n_people"].to_numpy().cumsum()
-            median = order["detectable_gap"].to_numpy()[np.searchsorted(people, people[-1] / 2)]
-            print(f"not flagged: with these testers a gap p1 - p2 below {median:.3f} (the "
-                  f"median candidate's; each cell's is in the column detectable_gap) could "
-                  f"not have been seen.", file=sys.stderr)
+        quiet = not_flagged_gaps(table["detectable_gap"], np.ones(len(table), dtype=bool),
+                                 table["flagged"], counts=table["n_people"])
+        if quiet["median"] is not None:
+            print(f"not flagged: with these testers a gap p1 - p2 below "
+                  f"{quiet['median']:.3f} (the median candidate's; each cell's is in the "
+                  f"column detectable_gap) could not have been seen.", file=sys.stderr)
         print(f"testers matched on the decision's causes Q = "
               f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
     if format == "json":

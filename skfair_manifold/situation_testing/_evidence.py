@@ -80,6 +80,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ._power import not_flagged_gaps
+
 SIDES = np.array(["unprotected", "protected"], dtype=object)
 
 _NUMBERS = ("p1", "p2", "diff", "diff_lower", "diff_upper", "p_value", "q_value", "n1", "n2",
@@ -186,6 +188,17 @@ class SituationTestingReport(Sequence):
         self._order = order
         self._bounds = np.searchsorted(row[order], summary["row"]), \
             np.searchsorted(row[order], summary["row"], side="right")
+
+    def not_flagged_gaps(self):
+        """The candidates not flagged and their smallest detectable gaps, summarised.
+
+        A dict ``n``, ``n_undefined``, ``median``, ``low``, ``high``
+        (:func:`._power.not_flagged_gaps`); None without ``detectable_gap``.
+        """
+        if "detectable_gap" not in self.audit:
+            return None
+        return not_flagged_gaps(self.audit["detectable_gap"], self.audit["candidate"],
+                                self.audit["flagged"])
 
     def __len__(self):
         return int(self.summary["row"].shape[0])

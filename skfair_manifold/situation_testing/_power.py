@@ -91,3 +91,33 @@ def detectable_gaps(p1, n1_eff, p2, n2_eff, *, tau, threshold):
             found[j] = round(float(gaps[reached[0]]), 10)
     out[index] = found[inverse.reshape(-1)]
     return out
+
+
+def not_flagged_gaps(gaps, candidate, flagged, counts=None):
+    """What the candidates not flagged could not have shown, in one summary.
+
+    ``gaps``, ``candidate``, ``flagged``: per row (or per cell, with
+    ``counts`` the people each stands for). Returns a dict: ``n`` (the
+    candidates not flagged), ``n_undefined`` (of them, those whose testers
+    would flag no gap at 80%), and over the others the ``median`` candidate's
+    detectable gap (the median over people: a cell counts as many times as
+    its people) with the smallest (``low``) and largest (``high``); None
+    where no candidate has one.
+    """
+    gaps = np.asarray(gaps, dtype=np.float64)
+    weight = np.ones(gaps.shape[0], dtype=np.int64) if counts is None else \
+        np.asarray(counts, dtype=np.int64)
+    quiet = np.asarray(candidate, dtype=bool) & ~np.asarray(flagged, dtype=bool)
+    seen = quiet & np.isfinite(gaps)
+    out = {"n": int(weight[quiet].sum()), "n_undefined": int(weight[quiet & ~seen].sum()),
+           "median": None, "low": None, "high": None}
+    if seen.any():
+        order = np.argsort(gaps[seen], kind="stable")
+        values, people = gaps[seen][order], np.cumsum(weight[seen][order])
+        half = people[-1] / 2
+        i = int(np.searchsorted(people, half))
+        median = values[i] if people[i] > half or i + 1 == values.shape[0] \
+            else (values[i] + values[i + 1]) / 2  # an even count: the middle two's mean
+        out.update(median=float(median), low=float(values[0]), high=float(values[-1]))
+    return out
+

@@ -92,3 +92,25 @@ def test_the_audit_states_a_gap_for_every_candidate():
     assert len(report.summary["detectable_gap"]) == len(report)
     page = report.to_html()
     assert 'id="not-flagged"' in page and "could not have been seen" in page
+
+
+def test_the_not_flagged_summary_is_the_median_over_people():
+    """Per row it is numpy's median of the defined gaps; per cell, the median of the
+    people, each cell repeated as many times as its people."""
+    from skfair_manifold.situation_testing._power import not_flagged_gaps
+
+    rng = np.random.default_rng(0)
+    for n in (5, 6, 9, 10):
+        gaps = rng.random(n)
+        gaps[0] = np.nan
+        flagged = np.zeros(n, dtype=bool)
+        flagged[1] = True
+        got = not_flagged_gaps(gaps, np.ones(n, dtype=bool), flagged)
+        quiet = gaps[2:]
+        assert got["median"] == np.median(quiet) and got["n"] == n - 1
+        assert got["n_undefined"] == 1 and got["low"] == quiet.min()
+        counts = rng.integers(1, 5, n)
+        cells = not_flagged_gaps(gaps, np.ones(n, dtype=bool), flagged, counts=counts)
+        assert cells["median"] == pytest.approx(np.median(np.repeat(quiet, counts[2:])),
+                                                abs=1e-15)
+        assert cells["n"] == counts[[0, *range(2, n)]].sum()
