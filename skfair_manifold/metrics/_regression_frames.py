@@ -21,7 +21,7 @@ import numpy as np
 from ..utils._validation import encode_column
 from ._cells import combine_groups
 from ._frames import _checked_names, _collect, _numpy, to_narwhals
-from ._regression_engine import QUANTITIES
+from ._regression_engine import QUANTITIES, row_quantities
 
 MSG_FRAME_NOT_NUMERIC = (
     "{name} column {column!r} must hold numbers for a continuous target; its type is "
@@ -52,7 +52,9 @@ _N, _NT, _NP, _NW = "__skfm_n", "__skfm_n_true", "__skfm_n_pred", "__skfm_n_w"
 
 
 def _quantities(nw):
-    """The narwhals expressions of the row quantities, in :data:`QUANTITIES`' order."""
+    """The narwhals expressions of the row quantities, in :data:`QUANTITIES`' order
+    (:func:`._regression_engine.row_quantities` on columns; a narwhals expression
+    has ``.abs()`` where numpy has ``np.abs``)."""
     yt, yp = nw.col(_YT), nw.col(_YP)
     residual = yp - yt
     return (yp, yt, residual.abs(), residual * residual, residual)
@@ -151,9 +153,7 @@ def _shift(base):
         return [0.0] * len(QUANTITIES)
     y_true = np.asarray(_numpy(row[_YT]), dtype=np.float64)
     y_pred = np.asarray(_numpy(row[_YP]), dtype=np.float64)
-    residual = y_pred - y_true
-    values = (y_pred, y_true, np.abs(residual), residual * residual, residual)
-    return [float(v[0]) if np.isfinite(v[0]) else 0.0 for v in values]
+    return [float(v[0]) if np.isfinite(v[0]) else 0.0 for v in row_quantities(y_true, y_pred)]
 
 
 def _moments(table, codes, n_groups, shift):
