@@ -109,7 +109,6 @@ def _continuous_report(*, file, label, prediction, sensitive, sep, pos_label, n_
                                  min_group_size=min_group_size, **kwargs)
     except (ValueError, TypeError) as exc:
         raise CLIError(" ".join(str(exc).split())) from None
-    report.options["label_column"], report.options["prediction_column"] = label, prediction
     report.provenance.update(file_provenance(file))
     for message in report.warnings:
         note(quiet, f"note: {message}")

@@ -23,6 +23,7 @@ from ._regression_engine import (
     row_quantities,
 )
 from ._report_object import _plain_values
+from ._report_rows import _column_name
 
 
 __all__ = ["RegressionReport"]
@@ -41,7 +42,6 @@ MSG_NOT_FINITE = (
     "them first."
 )
 
-MSG_FAVOURABLE = "favourable must be 'higher' or 'lower'; got {value!r}."
 
 
 class RegressionReport(Bunch):
@@ -168,8 +168,8 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
                       favourable="higher", target_type_source="target_type='continuous'",
                       names_given=None):
     """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path)."""
-    if favourable not in ("higher", "lower"):
-        raise ValueError(MSG_FAVOURABLE.format(value=favourable))
+    names_given = names_given or {"label": _column_name(y_true, "y_true"),
+                                  "prediction": _column_name(y_pred, "y_pred")}
     y_true = continuous_column(y_true, "y_true")
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
     n = y_true.shape[0]
@@ -236,8 +236,6 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
     """
     import pandas as pd
 
-    if favourable not in ("higher", "lower"):
-        raise ValueError(MSG_FAVOURABLE.format(value=favourable))
     rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
     for attr, labels, moments, distances in attributes:
         compared = moments["count"] >= min_group_size

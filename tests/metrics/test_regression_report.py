@@ -230,6 +230,10 @@ def test_to_dict_is_json_without_nan_and_intersect_combines_the_groups():
     eager = fairness_report("y", "p", sensitive_features="sex", data=pd.DataFrame(
         {"y": y, "p": pred, "sex": sex}))
     assert eager.options["label_column"] == "y"
+    named = fairness_report(pd.Series(y, name="wage"), pd.Series(pred, name="predicted"),
+                            sensitive_features=sex)  # names read as the binary report reads them
+    assert (named.options["label_column"], named.options["prediction_column"]) == (
+        "wage", "predicted")
     assert_allclose(eager.by_group["mean_prediction"].to_numpy(),
                     fairness_report(y, pred, sensitive_features=sex)
                     .by_group["mean_prediction"].to_numpy(), rtol=1e-15)
