@@ -32,10 +32,7 @@ __all__ = ["RegressionReport"]
 COLUMNS = ("mean_prediction", "mean_target", "mean_absolute_error",
            "root_mean_squared_error", "mean_residual")
 
-MSG_NOT_NUMERIC = (
-    "{name} must hold numbers for a continuous target (target_type='continuous'); got "
-    "values such as {example!r}."
-)
+MSG_NOT_NUMERIC = "{name} must hold numbers {what}; got values such as {example!r}."
 
 MSG_NOT_FINITE = (
     "{name} holds {count} NaN or infinite value(s), first at row {row}; remove or impute "
@@ -143,15 +140,20 @@ class RegressionReport(Bunch):
         return "\n".join(lines)
 
 
-def continuous_column(values, name, n_samples=None):
-    """``values`` as a float64 column of numbers, finite; a clear error otherwise."""
+def continuous_column(values, name, n_samples=None, *,
+                      what="for a continuous target (target_type='continuous')"):
+    """``values`` as a float64 column of numbers, finite; a clear error otherwise.
+
+    ``what`` says, in the message, why numbers are needed. The continuous
+    report's columns and the scores (``y_score``) are checked here alike.
+    """
     col = column_1d(values, name)
     if col.dtype.kind not in "biuf":
         try:
             col = col.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(MSG_NOT_NUMERIC.format(
-                name=name, example=col[0] if col.shape[0] else None)) from None
+                name=name, what=what, example=col[0] if col.shape[0] else None)) from None
     col = np.asarray(col, dtype=np.float64)
     bad = ~np.isfinite(col)
     if bad.any():

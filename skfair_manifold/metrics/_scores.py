@@ -21,35 +21,15 @@ groups behind them.
 import numpy as np
 from scipy import stats
 
+from ._regression_report import continuous_column
+
 #: equal-width bins of [0, 1] of the calibration error and the reliability table
 SCORE_BINS = 10
-
-MSG_SCORE_NOT_NUMERIC = (
-    "y_score must hold numbers (a score per row); got values such as {example!r}."
-)
-MSG_SCORE_NOT_FINITE = (
-    "y_score holds {count} NaN or infinite value(s), first at row {row}; remove them first."
-)
 
 
 def score_column(y_score, n_samples):
     """``y_score`` as a finite float64 column of ``n_samples`` rows, or a clear error."""
-    from ..utils._validation import column_1d
-
-    col = column_1d(y_score, "y_score")
-    try:
-        col = np.asarray(col, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(MSG_SCORE_NOT_NUMERIC.format(
-            example=col[0] if col.shape[0] else None)) from None
-    if col.shape[0] != n_samples:
-        raise ValueError(f"y_score has {col.shape[0]} rows but y_true has {n_samples}; they "
-                         f"must describe the same rows.")
-    bad = ~np.isfinite(col)
-    if bad.any():
-        raise ValueError(MSG_SCORE_NOT_FINITE.format(count=int(bad.sum()),
-                                                     row=int(np.flatnonzero(bad)[0])))
-    return col
+    return continuous_column(y_score, "y_score", n_samples, what="(a score per row)")
 
 
 def weighted_auc(score, positive, weights):
