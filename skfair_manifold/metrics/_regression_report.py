@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ..utils._validation import check_sample_weight, column_1d
+from ..utils._validation._features import _example
 from ._regression_engine import (
     QUANTITIES,
     distribution_gaps,
@@ -153,7 +154,7 @@ def continuous_column(values, name, n_samples=None, *,
             col = col.astype(np.float64)
         except (TypeError, ValueError):
             raise ValueError(MSG_NOT_NUMERIC.format(
-                name=name, what=what, example=col[0] if col.shape[0] else None)) from None
+                name=name, what=what, example=_example(col))) from None
     col = np.asarray(col, dtype=np.float64)
     bad = ~np.isfinite(col)
     if bad.any():
