@@ -24,16 +24,23 @@ class EvidenceAssembly:
 
     def _detectable(self, out, n_eff, candidate, mask, cutoff):
         """The smallest detectable gap of each candidate (:mod:`._power`); nan elsewhere."""
-        n_candidates = int((candidate & np.isfinite(out[:, 5])).sum())
-        threshold = next_flag_threshold(
-            flag_rule=self.flag_rule, fdr=self.fdr, fdr_method=self.fdr_method,
-            alpha_test=self._alpha_test(), n_candidates=n_candidates,
-            n_flagged=int(mask.sum()), dbh_cutoff=cutoff if self.fdr_method == "dbh" else None)
         gaps = np.full(out.shape[0], np.nan)
         rows = np.flatnonzero(candidate)
-        gaps[rows] = detectable_gaps(out[rows, 0], n_eff[rows, 0], out[rows, 1],
-                                     n_eff[rows, 1], tau=self.tau, threshold=threshold)
+        tested = int((candidate & np.isfinite(out[:, 5])).sum())
+        gaps[rows] = self._detectable_gaps(out[rows], n_eff[rows], n_candidates=tested,
+                                           n_flagged=int(mask.sum()), cutoff=cutoff)
         return gaps
+
+    def _detectable_gaps(self, out, n_eff, *, n_candidates, n_flagged, cutoff):
+        """The smallest detectable gap of each row of ``out`` (rates of ``_rates``) at the
+        threshold one more flag of this audit would need; the rows' path and the lazy
+        frames' cells share it. ``cutoff``: ``_decide``'s (the discrete procedure's)."""
+        threshold = next_flag_threshold(
+            flag_rule=self.flag_rule, fdr=self.fdr, fdr_method=self.fdr_method,
+            alpha_test=self._alpha_test(), n_candidates=n_candidates, n_flagged=n_flagged,
+            dbh_cutoff=cutoff if self.fdr_method == "dbh" else None)
+        return detectable_gaps(out[:, 0], n_eff[:, 0], out[:, 1], n_eff[:, 1], tau=self.tau,
+                               threshold=threshold)
 
     def _report(self, X, y, fitted_rows):
         X, y = self._validate(X, y)

@@ -13,7 +13,6 @@ from ._lazy import (
     _frame_cells,
     _shown,
 )
-from ._power import detectable_gaps, next_flag_threshold
 
 
 def _verdicts(auditor, X, y):
@@ -49,19 +48,16 @@ def _verdicts(auditor, X, y):
     out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
     mask, q_value, cutoff = auditor._decide_candidates(
         out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
-    threshold = next_flag_threshold(
-        flag_rule=auditor.flag_rule, fdr=auditor.fdr, fdr_method=auditor.fdr_method,
-        alpha_test=auditor._alpha_test(), n_candidates=int(counts[idx].sum()),
-        n_flagged=int(counts[idx][mask].sum()),
-        dbh_cutoff=cutoff if auditor.fdr_method == "dbh" else None)
+
     table = pd.DataFrame({c: values[c][idx] for c in [*fitted.columns, y]})
     table["n_people"] = counts[idx]
     for j, name in enumerate(COLUMNS):
         table[name] = out[:, j]
     table["q_value"] = q_value
     table["flagged"] = mask
-    table["detectable_gap"] = detectable_gaps(out[:, 0], n_eff[:, 0], out[:, 1], n_eff[:, 1],
-                                              tau=auditor.tau, threshold=threshold)
+    table["detectable_gap"] = auditor._detectable_gaps(
+        out, n_eff, n_candidates=int(counts[idx].sum()), n_flagged=int(counts[idx][mask].sum()),
+        cutoff=cutoff)
     # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
     # the table is sorted by the cell's values, the same on every engine and run
     return table.sort_values([*fitted.columns, y], kind="stable").reset_index(drop=True)
