@@ -67,7 +67,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     frame = to_narwhals(data)
     true_col, pred_col, sensitive, weight_col = _checked_names(
         frame, y_true, y_pred, sensitive_features, sample_weight)
-    schema = frame.collect_schema() if isinstance(frame, nw.LazyFrame) else frame.schema
+    schema = frame.collect_schema()
     checked = [("y_true", true_col), ("y_pred", pred_col)]
     if weight_col is not None:
         checked.append(("sample_weight", weight_col))

@@ -166,11 +166,11 @@ def continuous_column(values, name, n_samples=None, *,
     return col
 
 
-def regression_report(y_true, y_pred, *, sensitive_features, sample_weight=None,
-                      intersect=False, min_group_size=30, confidence=0.95,
-                      favourable="higher", target_type_source="target_type='continuous'",
-                      names_given=None):
-    """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path)."""
+def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, intersect,
+                      min_group_size, confidence, favourable, target_type_source,
+                      names_given):
+    """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path;
+    its defaults are ``fairness_report``'s, not repeated here)."""
     names_given = names_given or {"label": _column_name(y_true, "y_true"),
                                   "prediction": _column_name(y_pred, "y_pred")}
     y_true = continuous_column(y_true, "y_true")
