@@ -44,6 +44,17 @@ _positive_int = _int_at_least(1)
 _at_least_two = _int_at_least(2)
 
 
+def _testers(text):
+    """An argparse type for ``-k``: ``auto`` or an integer of at least 1."""
+    if text.strip().lower() == "auto":
+        return "auto"
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is neither 'auto' nor an integer of at least 1") from None
+
+
 def _probability(text):
     try:
         value = float(text)
@@ -260,8 +271,9 @@ AUDIT_OPTIONS = [
                 "causal graph (CBN-DD, Zhang, Wu and Wu); 'knn': on all "
                 "attributes (KNN-DD, Luong et al.) "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
-    option("-k", type=_positive_int,
-           help="tester pairs per row; courts usually ask for 50 "
+    option("-k", type=_testers,
+           help="tester pairs per row, or 'auto': each row's own K, the testers "
+                "within a caliper (at least 50, courts usually ask for 50; at most 400) "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
     option("--tau", type=_probability,
            help="the legal threshold on p1 - p2 "

@@ -10,6 +10,7 @@ tables and renders itself.
 
 import numpy as np
 
+from ._auto_k import AUTO_CEILING, AUTO_FLOOR
 from ._cbn import CAUSAL_EFFECT_NOTES
 from ._evidence import SIDES, SituationTestingReport, python_value
 from ._flags import COLUMNS, FDR_NAMES, exceeds
@@ -68,6 +69,7 @@ class EvidenceAssembly:
         summary["verdict_reason"] = reason[rows]
         detectable = self._detectable(out, n_eff_all, candidate, mask, cutoff)
         summary["detectable_gap"] = detectable[rows]
+        summary["k"] = self._k_of_rows(Z[rows], self_unit)
         testers = self._tester_table(rows, cells)
         records = self._records
         Zr = Z[rows]
@@ -111,9 +113,14 @@ class EvidenceAssembly:
 
         held_at = {}
         smallest = min(self.group_sizes_)
-        for k in sorted({max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}):
-            held_at[k] = np.zeros(Z.shape[0], dtype=bool)
-            held_at[k][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
+        if isinstance(self.k, str):  # each row's own K (k="auto"), halved and doubled
+            k_rows = self._k_of_rows(Z[rows], self_unit)
+            others = {"K/2": np.maximum(1, k_rows // 2), "2K": np.minimum(2 * k_rows, smallest)}
+        else:
+            others = {k: k for k in {max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}}
+        for label, k in others.items():
+            held_at[label] = np.zeros(Z.shape[0], dtype=bool)
+            held_at[label][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
         no_arc = self.structure_info_.get("protected_arc") is False
         distance = getattr(self._method, "near_distance", None)
         near = None  # a registered method without a stated distance: no such check
@@ -165,7 +172,12 @@ class EvidenceAssembly:
                                                            self.method),
             "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect]
                          if isinstance(self._method, CBNMethod) else None),
-            "k": int(self.k), "tau": float(self.tau),
+            "k": self.k if isinstance(self.k, str) else int(self.k),
+            "caliper": (float(self._method.caliper(self.tau)) if isinstance(self.k, str)
+                        else None),
+            "k_floor": AUTO_FLOOR if isinstance(self.k, str) else None,
+            "k_ceiling": AUTO_CEILING if isinstance(self.k, str) else None,
+            "tau": float(self.tau),
             "flag_rule": self.flag_rule, "rule": rule, "bound": self.bound,
             "alpha_test": float(self._alpha_test()),
             "fdr": None if self.fdr is None else float(self.fdr),

@@ -80,7 +80,7 @@ PARAMETER_CONSTRAINTS = {
     "protected_value": "no_validation",
     # the registered methods (a live set: a method registered later is accepted)
     "method": [StrOptions(METHOD_NAMES)],
-    "k": [Interval(numbers.Integral, 1, None, closed="left")],
+    "k": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
     "tau": [Interval(numbers.Real, -1, 1, closed="both")],
     "flag_rule": [StrOptions({"exact", "significant", "bound", "tau"})],
     "bound": [StrOptions(set(BOUNDS))],
@@ -147,6 +147,8 @@ class InputChecks:
         self._check_k(self.group_sizes_)
 
     def _check_k(self, sizes):
+        if isinstance(self.k, str):  # "auto": K is capped by the testers there are
+            return
         for which, size in zip(("unprotected", "protected"), sizes):
             if self.k > size:
                 raise ValueError(MSG_K_TOO_LARGE.format(k=self.k, which=which, size=size))

@@ -215,7 +215,8 @@ class SituationTestingReport(Sequence):
         # one slice per column, then plain Python values (tolist), row by row
         columns = [self.testers[c][sel].tolist() for c in names]
         rows = [dict(zip(names, values)) for values in zip(*columns)]
-        entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=self.k)
+        k = self.summary["k"][i] if "k" in self.summary else self.k
+        entry = PersonEvidence(row=int(self.summary["row"][i]), method=self.method, k=int(k))
         entry["claimant"] = {c: python_value(v[i]) for c, v in self._claimants.items()}
         entry["decision"] = python_value(self._decisions[i])
         for name in _NUMBERS:

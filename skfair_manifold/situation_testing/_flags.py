@@ -12,6 +12,7 @@ import hashlib
 
 import numpy as np
 
+from ._auto_k import MSG_NO_WITHIN, auto_k, rates_at
 from ._progress import REPORTER, BlockProgress, reporting
 from ._interval import diff_bounds
 from ._pvalue import (
@@ -75,13 +76,16 @@ class FlagCore:
         if self_unit is None:
             self_unit = self._units.lookup(Z)
         k = self.k if k is None else k
+        Q = self._method.query(Z)
         progress = None
         if self.verbose and REPORTER.get() is None:
             title = getattr(self._method, "title", self.method)
-            progress = BlockProgress(f"{title} (k={k}{', testers' if cells else ''})")
+            shown = k if np.ndim(k) == 0 else "auto"
+            progress = BlockProgress(f"{title} (k={shown}{', testers' if cells else ''})")
         with reporting(progress):
-            res = self._method.rates(self._method.query(Z), self_unit, k,
-                                     n_jobs=self.n_jobs, cells=cells)
+            if isinstance(k, str):  # "auto": each row's K from the testers within the caliper
+                k = self._auto_k_of_queries(Q, self_unit)
+            res = rates_at(self._method, Q, self_unit, k, n_jobs=self.n_jobs, cells=cells)
         n = res[1]
         out, n_eff = rate_table(res[0], n, res[2], alpha=self._alpha_test(), bound=self.bound)
         if cells:
@@ -89,6 +93,20 @@ class FlagCore:
         if counts:
             return out, n, n_eff
         return out
+
+    def _auto_k_of_queries(self, Q, self_unit):
+        """Each row's K under ``k="auto"`` (:mod:`._auto_k`): the method's testers within
+        its caliper, on the grid between the floor and the ceiling."""
+        if not (hasattr(self._method, "caliper") and hasattr(self._method, "within")):
+            raise ValueError(MSG_NO_WITHIN.format(method=self.method))
+        return auto_k(self._method, Q, self_unit, self._method.caliper(self.tau),
+                      n_jobs=self.n_jobs)
+
+    def _k_of_rows(self, Z, self_unit):
+        """The K of each encoded row: ``k``, or under ``k="auto"`` the row's own."""
+        if not isinstance(self.k, str):
+            return np.full(Z.shape[0], self.k, dtype=np.int64)
+        return self._auto_k_of_queries(self._method.query(Z), self_unit)
 
     def _rates(self, Z, self_unit=None, rows=None):
         """``_transform`` of every row (or of ``rows`` only), kept for the next call.

@@ -289,6 +289,39 @@ class KNNSelector:
         merged = {key: np.concatenate([f.pop(key) for f in found]) for key in list(found[0])}
         return pos, n, w2, merged
 
+    def within(self, Qr, self_unit, radius, cap, *, n_jobs=None):
+        """Testers of each side within ``radius`` of each query, at most ``cap``: (m, 2).
+
+        One copy of the query's own unit is left out, as in ``rates``. A side
+        searched through the index counts among the ``cap + 1`` nearest units
+        (which hold more than ``cap`` records when they all lie within).
+        """
+        m = Qr.shape[0]
+        uq, q_prof = np.unique(Qr, axis=0, return_inverse=True)
+        q_prof = q_prof.reshape(-1)
+        out = np.zeros((m, 2))
+        for s, side in enumerate(self.sides):
+            col = np.where(self_unit >= 0, side["col_of_unit"][np.maximum(self_unit, 0)], -1)
+            if self._uses_index(side, cap):
+                count = self._index(side).within(uq, radius, cap)[q_prof]
+            else:
+                rows = max(1, _CHUNK_CELLS // max(side["units"].shape[0], 1))
+                tasks = [(uq[i:i + rows], s, radius) for i in range(0, uq.shape[0], rows)]
+                parts = run_blocks(self._within_block, tasks, n_jobs=n_jobs)
+                count = np.concatenate(parts)[q_prof] if parts else np.zeros(m)
+            out[:, s] = np.minimum(count - (col >= 0), cap)
+        return out
+
+    def _within_block(self, task):
+        V, s, radius = task
+        side = self.sides[s]
+        if self.use_onehot:
+            D = self._terms(V) @ side["onehot_T"]
+            np.round(D, _DECIMALS, out=D)
+        else:
+            D = knn_profile_distances(V, side["P"], self.weights, self.nominal)
+        return (D <= radius + 1e-12) @ side["count"]
+
     def _cells_of(self, out, tasks, inv, s, rows_per_block):
         """Expand the cells found per key to the queries holding that key."""
         parts = [o[3] for o in out]

@@ -247,3 +247,34 @@ class SideIndex:
         row, col, D, count = row[order], col[order], D[order], count[order]
         weight = np.where(D < d_k[row], 1.0, frac[row])
         return pos_k, kk, w2, (row, col, D, count.astype(np.float64), weight)
+
+    def within(self, Qp, radius, cap):
+        """Records within ``radius`` of each query (b, r), exact up to ``cap + 1``.
+
+        The ``cap + 1`` nearest units are asked; when the farthest of them
+        may lie within ``radius`` (the tree's distance is within the slack),
+        each of them holds at least one record, so the count exceeds ``cap``
+        and is exact for ``min(count, cap)`` (the caller's cap) whatever lies
+        farther, unless its exact distance is beyond: then a radius query
+        counts them all.
+        """
+        b = Qp.shape[0]
+        n_units = self.P.shape[0]
+        if b == 0 or n_units == 0:
+            return np.zeros(b)
+        E = embed(Qp, self.domains, self.weights, self.nominal)
+        m = min(int(cap) + 1, n_units)
+        dist, idx = self.tree.query(E, k=m, return_distance=True, sort_results=True)
+        row = np.repeat(np.arange(b), m)
+        col = idx.ravel()
+        D = pair_distances(Qp[row], self.P[col], self.weights, self.nominal)
+        inside = D <= radius + 1e-12
+        count = np.bincount(row, self.count[col] * inside, minlength=b)
+        unsure = np.flatnonzero((dist[:, -1] <= radius + _SLACK) & (m < n_units)
+                                & ~inside.reshape(b, m)[:, -1])
+        for i in unsure:  # the boundary falls among units the tree did not return
+            found = self.tree.query_radius(E[i:i + 1], r=radius + _SLACK)[0]
+            d = pair_distances(np.repeat(Qp[i:i + 1], found.shape[0], axis=0), self.P[found],
+                               self.weights, self.nominal)
+            count[i] = self.count[found][d <= radius + 1e-12].sum()
+        return count

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..metrics._frames import _schema_names, to_narwhals
+from ._auto_k import auto_caliper, auto_k, rates_at
 from ._evidence import python_value
 from ._flags import COLUMNS, rate_table
 from ._lazy import (
@@ -44,7 +45,11 @@ def _verdicts(auditor, X, y):
     Qv = np.ascontiguousarray(Z[idx][:, qpos])
     self_unit = np.array([fitted.unit_of_key.get((Qv[i].tobytes(), True, False), -1)
                           for i in range(idx.shape[0])], dtype=np.intp)
-    pos, n, w2 = fitted.selector.rates(Qv, self_unit, auditor.k, n_jobs=auditor.n_jobs)
+    k = auditor.k
+    if isinstance(k, str):  # "auto": each cell's K from the testers within the caliper
+        k = auto_k(fitted.selector, Qv, self_unit, auto_caliper("cbn", auditor.tau),
+                   n_jobs=auditor.n_jobs)
+    pos, n, w2 = rates_at(fitted.selector, Qv, self_unit, k, n_jobs=auditor.n_jobs)
     out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
     mask, q_value, cutoff = auditor._decide_candidates(
         out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])

@@ -23,6 +23,10 @@ the fitted records. The instance answers the auditor through one interface:
 ``near_distance`` (optional)
     The distance within which a verdict asks for enough testers a side
     (``_verdict``); a method without it has no such check.
+``within(Q, self_unit, radius, cap, *, n_jobs)`` and ``caliper(tau)`` (optional)
+    The testers of each side within ``radius`` of each row, at most ``cap``
+    (``(m, 2)``), and the radius: what ``k="auto"`` chooses K from
+    (``_auto_k``); a method without them takes an integer ``k`` only.
 ``cell_rows()``, ``cell_values(cells)``
     The fitted rows of each cell (a :class:`~._evidence.CellRows`), and the
     attribute values of the given cells (column -> array), for the evidence.
@@ -32,6 +36,7 @@ KNN-DD and CBN-DD are registered here; :func:`register_method` adds another.
 
 import numpy as np
 
+from ._auto_k import auto_caliper
 from ._cbn import CBNSelector
 from ._evidence import CellRows
 from ._knn import KNNSelector
@@ -120,6 +125,9 @@ class SelectorMethod:
     def rates(self, Q, self_unit, k, *, n_jobs=None, cells=False):
         return self.selector.rates(Q, self_unit, k, n_jobs=n_jobs, cells=cells)
 
+    def within(self, Q, self_unit, radius, cap, *, n_jobs=None):
+        return self.selector.within(Q, self_unit, radius, cap, n_jobs=n_jobs)
+
     def pair_distances(self, Qx, Qy):
         return self.selector.pair_distances(Qx, Qy)
 
@@ -129,6 +137,10 @@ class KNNMethod(SelectorMethod):
 
     title = "KNN-DD"
     near_distance = NEAR_DISTANCE["knn"]
+
+    def caliper(self, tau):
+        """``k="auto"``'s caliper: the near distance, 0.2 (``_auto_k``)."""
+        return auto_caliper("knn", tau)
 
     def __init__(self, data):
         records, units = data.records, data.units
@@ -168,6 +180,10 @@ class CBNMethod(SelectorMethod):
 
     title = "CBN-DD"
     near_distance = NEAR_DISTANCE["cbn"]
+
+    def caliper(self, tau):
+        """``k="auto"``'s caliper: ``tau / 2`` in the decision's rate (``_auto_k``)."""
+        return auto_caliper("cbn", tau)
 
     def __init__(self, data):
         records = data.records

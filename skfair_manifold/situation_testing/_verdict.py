@@ -63,9 +63,10 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc, near=None,
     candidate, flagged : ndarray of bool, shape (m,)
     n_eff : ndarray of shape (m, 2)
         Effective testers of each side.
-    held_at : dict of int -> ndarray of bool, shape (m,)
+    held_at : dict of int or str -> ndarray of bool, shape (m,)
         Per other K, whether the rule holds with K testers (read for the
-        flagged rows only).
+        flagged rows only); under ``k="auto"`` the keys are ``"K/2"`` and
+        ``"2K"``, each row's own K halved and doubled.
     no_arc : bool
         The graph has no arc protected -> decision.
     near : ndarray of shape (m, 2) or None
@@ -86,10 +87,11 @@ def verdicts(*, candidate, flagged, n_eff, held_at, no_arc, near=None,
     reason = np.full(m, "", dtype=object)
     verdict[candidate & ~flagged] = "not discriminated"
     fragile = np.zeros(m, dtype=bool)
-    for k in sorted(held_at):
+    for k in sorted(held_at, key=str):
         lost = flagged & ~held_at[k]
         reason[lost] = [f"{r}; " if r else "" for r in reason[lost]]
-        reason[lost] += f"not flagged at K={k}"
+        reason[lost] += f"not flagged at K={k}" if isinstance(k, (int, np.integer)) \
+            else f"not flagged at {k}"
         fragile |= lost
     if structure_held is not None:
         with np.errstate(invalid="ignore"):
@@ -171,6 +173,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     """
     from sklearn.utils import check_random_state
 
+    from ._auto_k import auto_caliper, auto_k, rates_at
     from ._flags import rate_table
     from ._parent_search import local_parent_search, search_inputs
     from ._weak_parents import rule_k
@@ -202,7 +205,11 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
             continue  # no parent: no subgroups to compare, the flag does not hold
         q = list(q)
         selector = est._method.selector_for(q, B)
-        pos, nn, w2 = selector.rates(Q[:, q], self_unit, est.k, n_jobs=est.n_jobs)
+        k = est.k
+        if isinstance(k, str):  # "auto": each row's K among the testers of this selector
+            k = auto_k(selector, Q[:, q], self_unit, auto_caliper("cbn", est.tau),
+                       n_jobs=est.n_jobs)
+        pos, nn, w2 = rates_at(selector, Q[:, q], self_unit, k, n_jobs=est.n_jobs)
         out, _ = rate_table(pos, nn, w2, alpha=est._alpha_test(), bound=est.bound)
         kept += holds(out)
     return kept / max(n_replicates, 1), qs

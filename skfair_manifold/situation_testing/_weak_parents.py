@@ -51,6 +51,10 @@ RULE_TESTERS = 50
 
 def rule_k(k):
     """The ``k`` of the weak-parent rule for an auditor's ``k``."""
+    if isinstance(k, str):  # "auto": its floor, the paper's K
+        from ._auto_k import AUTO_FLOOR
+
+        k = AUTO_FLOOR
     return min(k, RULE_TESTERS)
 
 

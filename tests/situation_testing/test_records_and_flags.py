@@ -319,10 +319,10 @@ def test_local_cluster_gives_the_results_of_one_job(method, monkeypatch):
     distributed = pytest.importorskip("distributed")
     import joblib
 
-    from skfair_manifold.situation_testing import _cbn, _knn
+    from skfair_manifold.situation_testing import _cbn_selection, _knn
 
     monkeypatch.setattr(_knn, "_CHUNK_CELLS", 2000)  # many blocks
-    monkeypatch.setattr(_cbn, "_CHUNK_CELLS", 200)
+    monkeypatch.setattr(_cbn_selection, "_CHUNK_CELLS", 200)
     X, y = frame(n=400)
     one = auditor(method=method, n_jobs=1).fit(X, y)
     ref_out, ref_rep = one.transform(X), one.report(X, y)
