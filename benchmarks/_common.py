@@ -133,6 +133,11 @@ class Timer:
         self.seconds = time.perf_counter() - self.start
 
 
+def k_value(text):
+    """An argparse type for a K of the auditor: ``auto`` or an integer."""
+    return "auto" if text == "auto" else int(text)
+
+
 def situation_rule_label(rule):
     """The words of a situation-testing rule ``(kind, bound, alpha)`` for a table."""
     kind, bound, alpha = rule

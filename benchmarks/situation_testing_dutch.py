@@ -48,6 +48,7 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 from _common import (  # noqa: E402
     audit_error_control,
     best_threshold,
+    k_value,
     mean_sd_cell,
     result_mean,
     situation_flags,
@@ -407,7 +408,7 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=[m[0] for m in methods([])],
                         choices=[m[0] for m in methods([])],
                         help="methods of the 'defaults' part")
-    parser.add_argument("--ks", type=int, nargs="+", default=[50],
+    parser.add_argument("--ks", type=k_value, nargs="+", default=[50],
                         help="K of the 'error-control' part; the first is the 'defaults' "
                              "part's (default: 50)")
     parser.add_argument("--fdr-methods", nargs="+", default=["bh"], choices=["bh", "by", "dbh"],

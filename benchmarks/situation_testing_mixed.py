@@ -41,6 +41,7 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 from _common import (  # noqa: E402
     audit_error_control,
     best_threshold,
+    k_value,
     mean_sd_cell,
     result_mean,
     situation_flags,
@@ -302,6 +303,16 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
     out()
 
 
+def auto_ks(method, X, y):
+    """Each row's K under ``k="auto"`` for ``method``, as the fitted auditor chooses it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est = SituationTestingAuditor(protected="sex", protected_value="female", method=method,
+                                      k="auto").fit(X, y)
+    Z = est._encode(X.to_numpy(dtype=object))
+    return est._k_of_rows(Z, est._units.lookup(Z))
+
+
 def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
     """The best any tester selection can do with K testers a side: the oracle's testers.
 
@@ -326,7 +337,10 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
     out()
     out("| K | recall | precision | alone recall |")
     out("|---:|---:|---:|---:|")
-    for k in ks:
+    rows = [(k, None) for k in ks if k != "auto"]
+    if "auto" in ks:  # each candidate's own K, as k="auto" chooses it for each method
+        rows += [("auto", "cbn"), ("auto", "knn")]
+    for k, method in rows:
         res = []
         for r in range(repeats):
             X, y, disc, clean = make_planted_bias(n, bias_share=share, random_state=r)
@@ -336,11 +350,14 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
             p_women = np.where(biased, p_men * (1 - share), p_men)
             cand = np.flatnonzero((X["sex"].to_numpy() == "female") & (y == 0))
             rng = np.random.RandomState(1000 + r)
-            x1 = rng.binomial(k, p_men[cand]).astype(float)
-            x2 = rng.binomial(k, p_women[cand]).astype(float)
-            m = np.full(cand.shape[0], float(k))
+            if method is None:
+                m = np.full(cand.shape[0], float(k))
+            else:
+                m = auto_ks(method, X, y)[cand].astype(float)
+            x1 = rng.binomial(m.astype(np.int64), p_men[cand]).astype(float)
+            x2 = rng.binomial(m.astype(np.int64), p_women[cand]).astype(float)
             p = fisher_pvalue(x1, m, x2, m)
-            gap = exceeds((x1 - x2) / k, tau)
+            gap = exceeds((x1 - x2) / m, tau)
             flags = np.zeros(n, dtype=bool)
             flags[cand] = (q_values(p) <= fdr) & gap
             alone = np.zeros(n, dtype=bool)
@@ -348,7 +365,8 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
             tp, fp = int((flags & disc).sum()), int((flags & clean).sum())
             res.append({"recall": tp / disc.sum(), "precision": tp / max(tp + fp, 1),
                         "alone": (alone & disc).sum() / disc.sum()})
-        out(f"| {k} | " + " | ".join(mean_sd_cell(res, key)
+        label = k if method is None else f"auto ({method.upper()}-DD's K of each candidate)"
+        out(f"| {label} | " + " | ".join(mean_sd_cell(res, key)
                                      for key in ("recall", "precision", "alone")) + " |")
     out()
 
@@ -370,7 +388,8 @@ def main(argv=None):
     parser.add_argument("--calibration-only", action="store_true",
                         help="only the per-person p-value on null data")
     parser.add_argument("--calibration-replicates", type=int, default=500)
-    parser.add_argument("--error-control-ks", type=int, nargs="+", default=[50, 100, 200])
+    parser.add_argument("--error-control-ks", type=k_value, nargs="+", default=[50, 100, 200],
+                        help="K of the error control and the oracle: integers or auto")
     parser.add_argument("--structure-bootstrap", type=int, default=0,
                         help="replicates of the structure bootstrap in the error control")
     parser.add_argument("--fdr-methods", nargs="+", default=["bh"], choices=["bh", "by", "dbh"],

@@ -58,16 +58,17 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     method : {"cbn", "knn"} or a registered name, default="cbn"
         CBN-DD or KNN-DD, or a method added with
         :func:`~skfair_manifold.situation_testing.register_method`.
-    k : int, default=50
-        Testers per side (tester pairs). It may not exceed either group.
-        More testers give the per-person test more power and reach farther
-        from the person. With bias planted on a mixed generator of 8,000
-        rows, ``k=100`` (CBN-DD) or ``k=150`` (both methods) reach recall
-        0.80 with precision 0.85 where 50 reach about half the
-        discriminated; on the 60,000-row Dutch variant with a learned graph,
-        and wherever the situations of the bias hold fewer than ``k`` people,
-        a larger K costs precision. The default stays the paper's 50 (see the
-        User Guide's design page).
+    k : int or "auto", default="auto"
+        Testers per side (tester pairs). ``"auto"``: each person's own K,
+        the testers that stay alike, those within a caliper of her (CBN-DD:
+        ``tau / 2`` in the decision's rate, so that the two sides' drift
+        cannot make a gap of ``tau``; KNN-DD: the near distance 0.2), at
+        least 50 (the paper's K: a person with fewer alike records gets
+        the 50 nearest) and at most 400, on a grid of 13 values
+        (``50 * 2 ** (j / 4)``); the report states each person's K
+        (``summary["k"]``) and the caliper. An integer: that K for every
+        person, the paper's tables (it may not exceed either group). See
+        the User Guide's design page for the measured recall and precision.
     tau : float, default=0.05
         The legal threshold on ``diff``.
     flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
@@ -322,7 +323,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
     def __init__(
         self, *, protected: str | int | None = None, protected_value: Any = None,
-        method: str = "cbn", k: int = 50, tau: float = 0.05,
+        method: str = "cbn", k: int | Literal["auto"] = "auto", tau: float = 0.05,
         flag_rule: Literal["exact", "significant", "bound", "tau"] = "exact",
         bound: Literal["wald", "newcombe"] = "wald", alpha_test: float | None = 0.1,
         fdr: float | None = 0.1, fdr_method: Literal["bh", "by", "dbh"] = "bh",
