@@ -75,7 +75,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
         entry = {"id": str(ids[row]), "anchor": anchors[i], "sheet": i < max_sheets,
                  "low": values["diff_lower"][i], "high": values["diff_upper"][i],
                  "verdict": str(values["verdict"][i]) if "verdict" in values else ""}
-        for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value", "detectable_gap"):
+        for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value", "detectable_gap",
+                     "k"):
             entry[name] = values[name][i] if name in values else None
         flagged.append(entry)
         if i >= max_sheets:
@@ -164,7 +165,10 @@ def _stamp(summary, provenance):
         digest = provenance.get("input_sha256")
         parts.append(f"input {provenance['input_file']}"
                      + (f" (SHA-256 {digest})" if digest else ""))
-    method = f"{summary.get('method_title', summary['method'])}, k = {summary['k']}"
+    k = summary["k"]
+    if k == "auto" and summary.get("caliper") is not None:
+        k = f"auto (within {summary['caliper']:g}, {summary['k_floor']} to {summary['k_ceiling']})"
+    method = f"{summary.get('method_title', summary['method'])}, k = {k}"
     if provenance.get("graph_source"):
         method += f", causal graph {provenance['graph_source']}"
     parts.append(method)

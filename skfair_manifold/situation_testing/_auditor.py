@@ -3,7 +3,9 @@
 Each step lives in a module of its own, mixed in: ``_checks`` (parameters,
 checks and encoding of X and y), ``_fitting`` (``fit``; the method looked up
 in the registry of ``_methods``), ``_flags`` (rates, bounds, p-values, the
-flag rule and the false discovery rate) and ``_assembly`` (``report``).
+flag rule and the false discovery rate, ``pairwise`` and
+``get_feature_names_out``) and ``_assembly`` (``report``); ``_auto_k``
+chooses each person's K under ``k="auto"``.
 """
 
 from typing import Any, Literal
@@ -12,12 +14,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
-from ..utils._sklearn_compat import _check_feature_names_in, _fit_context
+from ..utils._sklearn_compat import _fit_context
 from ._assembly import EvidenceAssembly
 from ._checks import PARAMETER_CONSTRAINTS, InputChecks
 from ._evidence import SituationTestingReport
 from ._fitting import Fitting
-from ._flags import COLUMNS, FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
+from ._flags import FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
 from ._lazy import fit_frame, is_lazy_frame
 from ._lazy_verdicts import flag_frame
 
@@ -82,10 +84,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
         person by person);
         ``"bound"``: when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs). The default
-        was chosen by measurement (see the User Guide). A value within
-        ``1e-12`` of its threshold (rounding of ``p1 - p2``) counts as equal
-        to it.
+        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value
+        within ``1e-12`` of its threshold counts as equal to it.
     bound : {"wald", "newcombe"}, default="wald"
         The confidence bound of ``diff``: the Wald bound of Alvarez and
         Ruggieri, or Newcombe's hybrid score interval.
@@ -102,16 +102,10 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         candidate is tested alone at ``alpha_test`` (about ``alpha_test``
         of a population without discrimination is then flagged).
     fdr_method : {"bh", "by", "dbh"}, default="bh"
-        Benjamini-Hochberg; Benjamini-Yekutieli (valid under any
-        dependence between the candidates, more conservative by a factor of
-        about ``ln m + 0.58`` for ``m`` candidates); or ``"dbh"``, the
-        discrete step-up procedure of Döhler, Durand and Roquain (2018),
-        which weighs each candidate by the null law of its Fisher test (the
-        hypergeometric law of its margins), so that candidates whose test
-        cannot reach a small p-value count less than in Benjamini-Hochberg.
-        Its ``q_value`` is the step-up adjusted value at ``fdr`` (``q_value
-        <= fdr`` exactly for the significant candidates; at another level it
-        is not the level of rejection). See the User Guide for the choice.
+        Benjamini-Hochberg; Benjamini-Yekutieli (any dependence, more
+        conservative); or ``"dbh"``, the discrete step-up procedure of
+        Döhler, Durand and Roquain (2018), which weighs each candidate by
+        the null law of its Fisher test. See :ref:`st_flag_rule`.
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -130,32 +124,20 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         Significance level of the structure learning tests.
     structure_test : {"g", "cmh", "g+cmh"}, default="g"
         The conditional independence test of the local search: the G-test
-        where its chi-squared approximation holds (Cochran's rule: at most
-        20% of the cells expect fewer than 5 rows), else the CMH test; the
-        generalized Cochran-Mantel-Haenszel test alone (``levels - 1``
-        degrees of freedom whatever the number of strata, valid with sparse
-        strata, no power against an association that changes direction
-        across strata); or both at ``alpha / 2`` each (the CMH test alone
-        where the table is sparse).
+        where Cochran's rule holds, else the CMH test; the CMH test alone;
+        or both at ``alpha / 2`` each (see :ref:`st_graph`).
     max_depth : int or None, default=3
-        The largest conditioning set of the local search (None: no bound;
-        the number of tests it bounds is in the User Guide's design page).
-        ``structure_info_`` records the tests run, the depth reached and
-        whether the bound cut the search. On the known-network benchmark no
-        search went deeper than 3.
+        The largest conditioning set of the local search (None: no bound);
+        ``structure_info_`` records the depth reached.
     smoothing : float, default=1.0
         The ``m`` of the m-estimate ``(n+(c,q) + m P(e+|c)) / (n(c,q) + m)``
         of ``P(e+ | c, q)``; an unseen combination gets ``P(e+ | c)``.
     causal_effect : {"max_over_groups", "pooled"}, default="max_over_groups"
         How CBN-DD's distance (Eq. 5) weighs a change of one attribute of
-        Q: ``"pooled"`` is the paper's causal effect (Lemma 3, the groups'
-        rates mixed by their shares); ``"max_over_groups"`` the larger of
-        the change's effects on the two groups' rates. They agree wherever
-        the decision does not depend on the protected attribute; where a
-        group is treated differently in two situations (bias planted in
-        some regions), the pooled effect can make them near and the testers
-        cross from one to the other. See the User Guide's design page for
-        the figures.
+        Q: ``"pooled"`` is the paper's causal effect (Lemma 3);
+        ``"max_over_groups"`` the larger of the change's effects on the two
+        groups' rates, which keeps apart two situations where a group is
+        treated differently (see the User Guide).
     nominal, ordinal, interval : sequence of columns or None, default=None
         Columns declared nominal (compared by equality), ordinal (ordered
         codes, compared by ``|a - b| / range``) or interval (continuous:
@@ -168,39 +150,25 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         The largest number of bins of each interval column for CBN-DD and
         the structure search; kept in ``bin_edges_``.
     binning : {"mdlp", "quantile"}, default="mdlp"
-        How interval columns are binned. ``"mdlp"``: supervised cuts of
-        Fayyad and Irani's minimum description length rule, made where the
-        decision rate changes and only when the change pays for the cut (an
-        attribute unrelated to the decision gets one bin), best first up to
-        ``n_bins`` bins. ``"quantile"``: ``n_bins`` equal-frequency bins
-        (fewer when quantiles coincide). The default was chosen by
-        measurement (see the User Guide).
+        How interval columns are binned: Fayyad and Irani's supervised
+        minimum description length cuts (an attribute unrelated to the
+        decision gets one bin), or ``n_bins`` equal-frequency bins.
     structure_bootstrap : int, default=0
         Replicates of the structure bootstrap behind the verdicts of
-        ``report`` (``method="cbn"`` with a learned graph): the structure
-        search is run again on that many subsamples of half the fitted
-        rows, and a flag that holds with the Q learned in fewer than half
-        of them is ``"fragile"``. Each replicate costs one structure search
-        (and, where its Q differs, one selector), so it is off by default;
-        ``random_state`` seeds the samples.
+        ``report`` (``method="cbn"``, learned graph): a flag that holds with
+        the Q learned on half the rows in fewer than half of them is
+        ``"fragile"``. Off by default (one structure search each).
     algorithm : {"auto", "kd_tree", "brute"}, default="auto"
-        How KNN-DD finds the testers (read at fit; CBN-DD ignores it), as in
-        :class:`sklearn.neighbors.NearestNeighbors`: ``"brute"`` computes
-        every candidate's distance to every record; ``"kd_tree"`` searches
-        an exact nearest-neighbour index (Luong et al.'s distance is an L1
-        distance once nominal columns are one-hot coded), so that the cost
-        grows as ``n log n``; ``"auto"`` takes the index on a group of at
-        least 4,096 distinct records with at most 48 coded columns. The
-        testers, rates and flags are the same.
+        How KNN-DD finds the testers (CBN-DD ignores it): every distance, an
+        exact nearest-neighbour index (cost ``n log n``), or the index on a
+        group of at least 4,096 distinct records with at most 48 coded
+        columns. The testers, rates and flags are the same.
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.
     verbose : int, default=0
-        With 1 or more, KNN-DD's passes over the candidates write to
-        standard error how many blocks of queries they run and, once the
-        first block is done, about how long the pass will take, then their
-        progress at each tenth. CBN-DD's passes (one look-up per cell of Q)
-        write nothing.
+        With 1 or more, KNN-DD's passes write their blocks, an estimate of
+        their time and their progress to standard error.
     random_state : int, RandomState instance or None, default=None
         Seeds the structure bootstrap only: the rates are expectations over
         all tie-breaks, so nothing else is drawn at random.
@@ -236,23 +204,12 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         Columns left out because nearly every value is distinct (at least
         95% of the rows, at least 20 rows, and not declared interval).
     structure_info_ : dict
-        The structure search's algorithm, ``test`` and ``max_depth``,
-        ``n_tests`` (tests run), ``depth`` (the largest conditioning set
-        of the elimination, at most ``max_depth``), ``depth_bound_hit``
-        (whether ``max_depth`` stopped the search while larger sets were
-        left), ``n_skipped`` (G-tests too sparse to run, decided by the
-        CMH test), ``re_added`` (columns re-admitted by the repair step),
-        ``sepsets`` (per removed column, its separating set and p-value),
-        ``effects``, ``weak_parents`` and ``own_subgroup_share`` (per parent
-        found, by column position, its effect on the decision; the weak
-        ones left out of ``q_``, in the graph; the share of protected rows
-        whose own subgroup over ``q_`` holds ``k`` rows a side) and
-        the identifier-like columns left out (only the algorithm and the
-        identifier columns for ``structure="pc"``). For ``method="cbn"``,
-        ``protected_arc``: whether the graph (given or learned) has the arc
-        protected -> decision, the paper's premise; without it ``fit``
-        warns and every flag's verdict is ``"fragile"``. Empty for
-        ``method="knn"``.
+        What the structure search recorded: its algorithm, test and depth,
+        the tests run, the separating sets, the parents' effects, the weak
+        parents left out of ``q_`` and, for ``method="cbn"``,
+        ``protected_arc`` (whether the graph has the arc protected ->
+        decision; without it every flag is ``"fragile"``). See
+        :ref:`st_graph`. Empty for ``method="knn"``.
     group_sizes_ : tuple of int
         Rows of the unprotected and protected groups.
     flag_rule_ : str
@@ -260,27 +217,11 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
     Notes
     -----
-    Ties. Equally near records are not ranked by any seed: where the testers
-    are a free choice among equally near records (the tie group at the
-    ``k``-th distance of KNN-DD; the records taken from each subgroup and the
-    order of equally distant subgroups in Algorithm 1), ``p1`` and ``p2`` are
-    the expected positive rates over all equally likely choices. Records
-    taken for certain count fully; a tie group contributes the number taken
-    from it times its positive share. ``transform``, ``flag`` and ``report``
-    are therefore the same for any ``random_state`` and any row order. The
-    bounds use the plug-in binomial variance at the expected rates.
-
-    Self-exclusion. A query row whose values equal a fitted record is taken
-    to be that person, and one copy of the record is left out of its testers:
-    a copy with the negative decision when one exists (the claimant of a
-    situation test received the negative decision), else a positive one. So
-    a fitted row is never its own tester, and rows of the protected group
-    with the negative decision, the only ones ``flag`` can mark, are
-    audited exactly.
-
-    When fewer than ``k`` testers can be taken (CBN-DD pairs records one to
-    one inside each subgroup), the rates use those taken; with none, they are
-    NaN.
+    Ties are not broken by any seed: ``p1`` and ``p2`` are the expected
+    rates over all equally likely choices of testers, so every result is the
+    same for any ``random_state`` and row order. A query equal to a fitted
+    record is that person, left out of her own testers. See
+    :ref:`st_counting`.
 
     References
     ----------
@@ -351,7 +292,6 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.structure_bootstrap, self.algorithm = structure_bootstrap, algorithm
         self.n_jobs, self.random_state, self.verbose = n_jobs, random_state, verbose
 
-
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any) -> "SituationTestingAuditor":
         """Learn the testers' pool from historical records and decisions.
@@ -394,45 +334,6 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         """
         check_is_fitted(self)
         return self._rates(self._encode(self._validate(X)))[0].copy()
-
-    def get_feature_names_out(self, input_features=None):
-        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.
-
-        Parameters
-        ----------
-        input_features : array-like of str or None, default=None
-            Checked against the fitted column names; not used otherwise.
-
-        Returns
-        -------
-        feature_names_out : ndarray of str objects
-        """
-        check_is_fitted(self)
-        _check_feature_names_in(self, input_features)
-        return np.asarray(COLUMNS, dtype=object)
-
-    def pairwise(self, X, Y=None):
-        """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).
-
-        For ``method="cbn"`` the distance is measured from each row of ``X``
-        (the target, whose profile fixes the causal effects: the distance is
-        not symmetric) to each row of ``Y``, on ``q_`` only (interval
-        attributes by their bins). For ``method="knn"`` it is the mean
-        per-attribute distance over the compared columns.
-
-        Parameters
-        ----------
-        X : {array-like, DataFrame} of shape (n_samples_X, n_features)
-        Y : {array-like, DataFrame} of shape (n_samples_Y, n_features), default=None
-            None: the fitted records.
-
-        Returns
-        -------
-        D : ndarray of shape (n_samples_X, n_samples_Y)
-        """
-        check_is_fitted(self)
-        self._check_params_at_use()
-        return self._pair_distances(X, Y)
 
     def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.

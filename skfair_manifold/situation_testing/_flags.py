@@ -11,6 +11,9 @@ rate across the candidates of an audit.
 import hashlib
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted
+
+from ..utils._sklearn_compat import _check_feature_names_in
 
 from ._auto_k import MSG_NO_WITHIN, auto_k, rates_at
 from ._progress import REPORTER, BlockProgress, reporting
@@ -68,7 +71,8 @@ class RateCache:
 
 
 class FlagCore:
-    """Rates and flags of encoded rows (a mixin)."""
+    """Rates and flags of encoded rows, the names of their columns and the method's
+    distance between people (a mixin)."""
 
     def _transform(self, Z, *, cells=False, self_unit=None, k=None, counts=False):
         """Rates, bounds and p-value of each encoded row: (m, 6) [, counts or cells]."""
@@ -224,6 +228,45 @@ class FlagCore:
         if self.flag_rule == "significant":
             return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
         return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Checked against the fitted column names; not used otherwise.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        _check_feature_names_in(self, input_features)
+        return np.asarray(COLUMNS, dtype=object)
+
+    def pairwise(self, X, Y=None):
+        """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).
+
+        For ``method="cbn"`` the distance is measured from each row of ``X``
+        (the target, whose profile fixes the causal effects: the distance is
+        not symmetric) to each row of ``Y``, on ``q_`` only (interval
+        attributes by their bins). For ``method="knn"`` it is the mean
+        per-attribute distance over the compared columns.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples_X, n_features)
+        Y : {array-like, DataFrame} of shape (n_samples_Y, n_features), default=None
+            None: the fitted records.
+
+        Returns
+        -------
+        D : ndarray of shape (n_samples_X, n_samples_Y)
+        """
+        check_is_fitted(self)
+        self._check_params_at_use()
+        return self._pair_distances(X, Y)
 
     def _pair_distances(self, X, Y):
         """``pairwise``'s body: the method's distance from each row of X to each of Y."""

@@ -144,6 +144,9 @@ def test_the_evidence_states_each_person_k_and_the_caliper():
     assert (np.asarray(rep.summary["n1"]) == k).mean() > 0.9
     person = rep[0]
     assert person["k"] == int(k[0])
+    page = rep.to_html()
+    assert "k = each person's own: the testers within distance 0.025 of them" in page
+    assert f"K (testers a side)</th><td>{int(k[0])}<" in page
     fixed = est.set_params(k=50).report(X, y)
     assert fixed.settings["caliper"] is None and set(np.asarray(fixed.summary["k"])) == {50}
 
