@@ -48,11 +48,27 @@ def next_flag_threshold(*, flag_rule, fdr, fdr_method, alpha_test, n_candidates,
 
 
 def _region(m1, m2, tau, threshold):
-    """The outcomes ``(x1, x2)`` the rule flags: a boolean (m1 + 1, m2 + 1) array."""
+    """The outcomes ``(x1, x2)`` the rule flags: a boolean (m1 + 1, m2 + 1) array.
+
+    Along each total ``t = x1 + x2`` both conditions are monotone in ``x1``
+    (the gap grows, Fisher's tail ``P(X >= x1 | t)`` shrinks), so the flagged
+    outcomes of that total are those from a first ``x1`` on: it is found by
+    bisection, with ``log2(m1)`` p-values per total instead of one per outcome.
+    """
+    t = np.arange(m1 + m2 + 1)
+    first = np.maximum(0, t - m2)  # the first x1 flagged, searched in [first, last + 1]
+    last = np.minimum(m1, t) + 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        while (first < last).any():
+            open_ = np.flatnonzero(first < last)
+            mid = (first[open_] + last[open_]) // 2
+            x2 = t[open_] - mid
+            p = fisher_pvalue(mid, np.full(mid.shape, m1), x2, np.full(mid.shape, m2))
+            flagged = (mid / m1 - x2 / m2 - tau > 1e-12) & (p <= threshold)
+            last[open_] = np.where(flagged, mid, last[open_])
+            first[open_] = np.where(flagged, first[open_], mid + 1)
     x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
-    diff = x1 / m1 - x2 / m2
-    p = fisher_pvalue(x1.ravel(), np.full(x1.size, m1), x2.ravel(), np.full(x1.size, m2))
-    return (diff - tau > 1e-12) & (p.reshape(x1.shape) <= threshold)
+    return x1 >= first[x1 + x2]
 
 
 def power_curve(m1, m2, p2, tau, threshold, gaps, region=None):

@@ -9,6 +9,7 @@ from scipy import stats
 from skfair_manifold.situation_testing._power import (
     POWER,
     STEP,
+    _region,
     detectable_gaps,
     next_flag_threshold,
     power_curve,
@@ -25,6 +26,23 @@ def _power_by_loops(m1, m2, p2, delta, tau, threshold):
             if x1 / m1 - x2 / m2 - tau > 1e-12 and p <= threshold:
                 total += stats.binom.pmf(x1, m1, p2 + delta) * stats.binom.pmf(x2, m2, p2)
     return total
+
+
+def _region_by_cells(m1, m2, tau, threshold):
+    """The outcomes the rule flags, one p-value per outcome."""
+    x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
+    diff = x1 / m1 - x2 / m2
+    p = fisher_pvalue(x1.ravel(), np.full(x1.size, m1), x2.ravel(), np.full(x1.size, m2))
+    return (diff - tau > 1e-12) & (p.reshape(x1.shape) <= threshold)
+
+
+@pytest.mark.parametrize("m1, m2, tau, threshold", [
+    (1, 1, 0.05, 0.5), (3, 7, 0.0, 0.2), (50, 50, 0.05, 0.01), (37, 120, 0.05, 1e-4),
+    (200, 90, 0.1, 0.05), (400, 400, 0.05, 2e-5), (20, 20, 0.05, 0.0), (20, 30, 0.05, 1.0)])
+def test_the_flagged_outcomes_found_by_bisection_are_those_of_every_outcome(
+        m1, m2, tau, threshold):
+    np.testing.assert_array_equal(_region(m1, m2, tau, threshold),
+                                  _region_by_cells(m1, m2, tau, threshold))
 
 
 def test_the_power_curve_is_the_sum_over_every_outcome():
