@@ -30,6 +30,8 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
+from _common import k_value  # noqa: E402
+
 
 def audit(method, k, share, n, seed):
     from skfair_manifold.datasets import make_planted_bias
@@ -63,7 +65,7 @@ def spread(values):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-samples", type=int, default=8000)
-    parser.add_argument("--ks", type=int, nargs="+", default=[50, 100, 150])
+    parser.add_argument("--ks", type=k_value, nargs="+", default=[50, 100, 150, "auto"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path,
                         default=HERE / "results" / "situation_testing_power.md")

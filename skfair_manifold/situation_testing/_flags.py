@@ -125,7 +125,8 @@ class FlagCore:
         computed over all passes).
         """
         key = (hashlib.blake2b(np.ascontiguousarray(Z).tobytes(), digest_size=16).digest(),
-               Z.shape, self.k, self._alpha_test(), self.bound)
+               Z.shape, self.k, self._alpha_test(), self.bound,
+               self.tau if isinstance(self.k, str) else None)  # k="auto": the caliper
         cache = self._rate_cache
         if cache.key == key and (cache.rows is None or (
                 rows is not None and np.isin(rows, cache.rows).all())):

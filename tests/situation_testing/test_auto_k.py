@@ -225,3 +225,18 @@ def test_auto_is_a_valid_parameter_and_others_are_refused():
         auditor(k="many").fit(X, y)
     assert isinstance(pd.DataFrame(auditor(k="auto", method="knn").fit(X, y).transform(X)),
                       pd.DataFrame)
+
+
+def test_a_new_tau_moves_cbn_caliper_so_the_rates_are_computed_again():
+    est, X, y, _, _ = fitted("cbn", n=3000, k="auto")
+    est.flag(X, y)
+    passes = est._rate_cache.passes
+    est.flag(X, y)
+    assert est._rate_cache.passes == passes  # the same audit: the rates are reused
+    wide = est.set_params(tau=0.3).transform(X)
+    assert est._rate_cache.passes == passes + 1
+    Z = est._encode(X.to_numpy(dtype=object))
+    k_wide = est._k_of_rows(Z, est._units.lookup(Z))
+    k_narrow = est.set_params(tau=0.05)._k_of_rows(Z, est._units.lookup(Z))
+    assert (k_wide >= k_narrow).all() and (k_wide > k_narrow).any()
+    assert not np.allclose(wide, est.transform(X), equal_nan=True)
