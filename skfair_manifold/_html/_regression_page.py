@@ -21,6 +21,9 @@ def render_regression_report(report, *, title="Fairness report", plots=True,
     """The HTML page of a :class:`~skfair_manifold.metrics.RegressionReport`."""
     data = report.to_dict()
     options, iv = data["options"], data["intervals"]
+    shown = dict(COLUMN_LABELS)
+    if options.get("loss") is not None:  # the user's loss, after the package's columns
+        shown["mean_loss"] = f"mean loss ({options['loss']})"
     groups = []
     for attr, members in data["by_group"].items():
         for group, row in members.items():
@@ -29,7 +32,7 @@ def render_regression_report(report, *, title="Fairness report", plots=True,
                            "compared": row["compared"],
                            "cells": [{"value": row[c], "interval": (
                                bounds.get(f"{c}_low"), bounds.get(f"{c}_high"))}
-                               for c in COLUMN_LABELS]})
+                               for c in shown]})
     gaps = []
     for attr, row in data["gaps"].items():
         bounds = iv["gaps"][attr]
@@ -37,7 +40,7 @@ def render_regression_report(report, *, title="Fairness report", plots=True,
                     "difference_iv": (bounds.get(f"{c}_difference_low"),
                                       bounds.get(f"{c}_difference_high")),
                     "high": row[f"{c}_group_high"], "low": row[f"{c}_group_low"]}
-                   for c, label in COLUMN_LABELS.items()]
+                   for c, label in shown.items()]
         gaps.append({"attribute": attr, "metrics": metrics,
                      "loss": row["bounded_group_loss"],
                      "loss_high": bounds.get("bounded_group_loss_high"),
@@ -73,11 +76,16 @@ def render_regression_report(report, *, title="Fairness report", plots=True,
                               "group's mean; simultaneous over the groups for the gaps")]
     if options["weighted"]:
         settings.append(("weights", "means weighted by the sample weights"))
+    if options.get("loss") is not None:
+        settings.append(("loss", f"{options['loss']}, the user's; the bounded group loss is "
+                                 "its largest group mean"))
     context = {
         "title": title, "generated": options["created"], "options": options,
         "groups": groups, "gaps": gaps, "charts": charts, "overall": data["overall"],
-        "headline": data["headline"], "columns": list(COLUMN_LABELS),
-        "column_labels": list(COLUMN_LABELS.values()),
+        "headline": data["headline"], "columns": list(shown),
+        "column_labels": list(shown.values()),
+        "loss_label": ("MAE" if options.get("loss") is None
+                       else f"mean loss ({options['loss']})"),
         "warnings": [_neutral(w) for w in data["warnings"]], "settings": settings,
         "fragment": fragment,
     }

@@ -35,6 +35,17 @@ COLUMNS = ("mean_prediction", "mean_target", "mean_absolute_error",
 
 MSG_NOT_NUMERIC = "{name} must hold numbers {what}; got values such as {example!r}."
 
+MSG_LOSS_SHAPE = (
+    "loss(y_true, y_pred) must return one number per row ({n}); {name} returned {got}. "
+    "Pass a function of two arrays that returns the rows' losses, such as "
+    "lambda t, p: (p - t) ** 2 (not a mean: the report averages it by group)."
+)
+
+MSG_LOSS_VALUES = (
+    "loss(y_true, y_pred) returned {count} NaN, infinite or non-numeric value(s), first at "
+    "row {row} (y_true {true!r}, y_pred {pred!r}); it must be finite on every row."
+)
+
 MSG_NOT_FINITE = (
     "{name} holds {count} NaN or infinite value(s), first at row {row}; remove or impute "
     "them first."
@@ -56,7 +67,8 @@ class RegressionReport(Bunch):
         Indexed by (``attribute``, ``group``): ``count``, ``weight`` (with
         weights), ``mean_prediction``, ``mean_target``,
         ``mean_absolute_error``, ``root_mean_squared_error``,
-        ``mean_residual`` (``y_pred - y_true``: the model's bias), and
+        ``mean_residual`` (``y_pred - y_true``: the model's bias), with
+        ``loss`` given ``mean_loss`` (the mean of its per-row values), and
         ``compared`` (at least ``min_group_size`` rows).
     overall : Series
         The same over all rows.
@@ -65,7 +77,8 @@ class RegressionReport(Bunch):
         ``q_difference`` (largest minus smallest), ``q_ratio`` (smallest
         over largest; nan unless all are positive), ``q_group_high``,
         ``q_group_low``; ``bounded_group_loss`` (the largest mean absolute
-        error) and its group ``bounded_group_loss_group``;
+        error, or mean loss with ``loss``) and its group
+        ``bounded_group_loss_group``;
         ``ks_distance`` and ``wasserstein_distance`` (the largest distance
         of a group's distribution of predictions to the population's) with
         their groups; ``groups_compared``, ``groups_left_out``,
@@ -166,9 +179,29 @@ def continuous_column(values, name, n_samples=None, *,
     return col
 
 
+def loss_values(loss, y_true, y_pred):
+    """Each row's loss from the user's function, checked: float64, shape (n,), finite."""
+    name = getattr(loss, "__name__", type(loss).__name__)
+    values = loss(y_true.copy(), y_pred.copy())  # the function cannot change the report's
+    try:
+        values = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        values = np.asarray(values, dtype=object)
+    if values.shape != y_true.shape:
+        got = f"shape {values.shape}" if values.ndim else f"one number ({values.item()!r})"
+        raise ValueError(MSG_LOSS_SHAPE.format(n=y_true.shape[0], name=name, got=got))
+    bad = ~np.isfinite(values) if values.dtype.kind == "f" else np.ones(values.shape, bool)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        raise ValueError(MSG_LOSS_VALUES.format(count=int(bad.sum()), row=row,
+                                                true=float(y_true[row]),
+                                                pred=float(y_pred[row])))
+    return values
+
+
 def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, intersect,
                       min_group_size, confidence, favourable, target_type_source,
-                      names_given):
+                      names_given, loss=None):
     """The :class:`RegressionReport` of in-memory rows (``fairness_report``'s continuous path;
     its defaults are ``fairness_report``'s, not repeated here)."""
     names_given = names_given or {"label": _column_name(y_true, "y_true"),
@@ -179,6 +212,8 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, inte
     weights = check_sample_weight(sample_weight, n)
     codes, names, groups = row_groups(sensitive_features, n, intersect=intersect)
     values = row_quantities(y_true, y_pred)
+    if loss is not None:
+        values = values + (loss_values(loss, y_true, y_pred),)
     overall = group_moments(values, np.zeros(n, dtype=np.intp), 1, weights)
     attributes = []
     for code, attr, labels in zip(codes, names, groups):
@@ -189,12 +224,12 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, inte
     return tabulate(attributes, overall, weighted=weights is not None, intersect=intersect,
                     min_group_size=min_group_size, confidence=confidence,
                     favourable=favourable, target_type_source=target_type_source,
-                    names_given=names_given)
+                    names_given=names_given, loss=loss)
 
 
 def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight, X,
                       estimator, pos_label, n_boot, intersect, min_group_size, confidence,
-                      favourable, source, names_given):
+                      favourable, source, names_given, loss=None):
     """``fairness_report``'s continuous path: the binary options refused, then the rows'
     report, or with ``data`` (a lazy frame) the sums of its engine."""
     options = [("pos_label", pos_label is not None, "no favourable class"),
@@ -211,9 +246,12 @@ def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight
             y_true, y_pred, sensitive_features=sensitive_features,
             sample_weight=sample_weight, intersect=intersect, min_group_size=min_group_size,
             confidence=confidence, favourable=favourable, target_type_source=source,
-            names_given=names_given)
+            names_given=names_given, loss=loss)
     from ._frames import refuse_rows
     from ._regression_frames import frame_moments
+
+    if loss is not None:
+        refuse_rows(data, what="a loss function (loss=)", argument="loss")
 
     if X is not None:
         refuse_rows(data, what="HFM (X=)", argument="X")
@@ -229,15 +267,19 @@ def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight
 
 
 def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confidence,
-             favourable, target_type_source, names_given, warnings=()):
+             favourable, target_type_source, names_given, warnings=(), loss=None):
     """The :class:`RegressionReport` of per-attribute moments, wherever they were summed.
 
     ``attributes``: ``(name, groups, moments, (ks, wasserstein))`` per attribute,
     ``moments`` as :func:`._regression_engine.group_moments` returns them and
     the distances per group (nan where they could not be computed);
-    ``overall``: the moments of all rows as one group.
+    ``overall``: the moments of all rows as one group. With ``loss`` (the
+    user's function), the moments hold its values last: the column
+    ``mean_loss``, whose largest group mean is then the bounded group loss.
     """
     import pandas as pd
+
+    columns = COLUMNS + (("mean_loss",) if loss is not None else ())
 
     rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
     for attr, labels, moments, distances in attributes:
@@ -246,28 +288,28 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
         means, var, n_eff = moments["mean"], moments["var"], moments["n_eff"]
         low, high = mean_intervals(means, var, n_eff, confidence)
         s_low, s_high = mean_intervals(means, var, n_eff, confidence ** (1.0 / n_compared))
-        table = _columns(means, low, high)
-        simultaneous = _columns(means, s_low, s_high)
+        table = _columns(means, low, high, columns)
+        simultaneous = _columns(means, s_low, s_high, columns)
         for j, group in enumerate(labels.tolist()):
             index.append((attr, group))
             row = {"count": int(moments["count"][j])}
             if weighted:
                 row["weight"] = float(moments["weight"][j])
-            row.update({c: float(table[c][0][j]) for c in COLUMNS})
+            row.update({c: float(table[c][0][j]) for c in columns})
             row["compared"] = bool(compared[j])
             rows.append(row)
             iv_rows.append({f"{c}_{end}": float(table[c][e][j])
-                            for c in COLUMNS for e, end in ((1, "low"), (2, "high"))})
+                            for c in columns for e, end in ((1, "low"), (2, "high"))})
         gap_rows[attr], gap_iv[attr] = _gaps(simultaneous, labels, compared, moments,
-                                             distances)
+                                             distances, columns)
     by_group = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
         index, names=["attribute", "group"]))
     overall_table = _columns(overall["mean"], *mean_intervals(
-        overall["mean"], overall["var"], overall["n_eff"], confidence))
+        overall["mean"], overall["var"], overall["n_eff"], confidence), columns)
     n = int(overall["count"][0])
     overall_row = pd.Series({"count": n, **({"weight": float(overall["weight"][0])}
                                            if weighted else {}),
-                             **{c: float(overall_table[c][0][0]) for c in COLUMNS}})
+                             **{c: float(overall_table[c][0][0]) for c in columns}})
     gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
     gaps.index.name = "attribute"
     gaps_iv = pd.DataFrame.from_dict(gap_iv, orient="index")
@@ -281,6 +323,8 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
         "prediction_column": names_given["prediction"], "intersect": intersect,
         "min_group_size": min_group_size, "confidence": confidence, "interval_method": "t",
         "weighted": weighted, "attributes": [str(a) for a, *_ in attributes],
+        "loss": None if loss is None else getattr(loss, "__name__", type(loss).__name__),
+        "bounded_group_loss_of": "mean_loss" if loss is not None else "mean_absolute_error",
         "n_samples": n, "package": f"skfair_manifold {__version__}",
         "created": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     }
@@ -293,10 +337,12 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
     return report
 
 
-def _columns(means, low, high):
-    """``{column: (value, low, high)}`` per group, the root taken for the RMSE."""
+def _columns(means, low, high, columns=COLUMNS):
+    """``{column: (value, low, high)}`` per group, the root taken for the RMSE; the rows of
+    ``means`` are :data:`QUANTITIES`, then ``mean_loss`` when ``columns`` ends with it."""
     out = {}
-    for q, name in enumerate(QUANTITIES):
+    names = QUANTITIES + (("mean_loss",) if columns[-1] == "mean_loss" else ())
+    for q, name in enumerate(names):
         if name == "mean_squared_error":
             root_low, root_high = rmse_bounds(low[q], high[q])
             out["root_mean_squared_error"] = (np.sqrt(means[q]), root_low, root_high)
@@ -305,10 +351,10 @@ def _columns(means, low, high):
     return out
 
 
-def _gaps(simultaneous, labels, compared, moments, distances):
+def _gaps(simultaneous, labels, compared, moments, distances, columns=COLUMNS):
     """One attribute's row of ``gaps`` and of its intervals."""
     row, row_iv = {}, {}
-    for c in COLUMNS:
+    for c in columns:
         gap = gap_of(*simultaneous[c], compared)
         for form in ("difference", "ratio"):
             row[f"{c}_{form}"] = gap[form]
@@ -316,7 +362,8 @@ def _gaps(simultaneous, labels, compared, moments, distances):
             row_iv[f"{c}_{form}_high"] = gap[f"{form}_high"]
         row[f"{c}_group_high"] = labels[gap["high"]] if gap["high"] >= 0 else None
         row[f"{c}_group_low"] = labels[gap["low"]] if gap["low"] >= 0 else None
-    mae, _, mae_high = simultaneous["mean_absolute_error"]
+    mae, _, mae_high = simultaneous[columns[-1] if columns[-1] == "mean_loss"
+                                    else "mean_absolute_error"]
     defined = np.flatnonzero(compared & np.isfinite(mae))
     worst = defined[np.argmax(mae[defined])] if defined.shape[0] else -1
     row["bounded_group_loss"] = float(mae[worst]) if worst >= 0 else np.nan
@@ -348,6 +395,8 @@ def regression_headline(report):
     """One sentence per attribute: the worst-off group's mean prediction, and the largest error."""
     sentences = []
     higher = report.options["favourable"] == "higher"
+    loss = ("mean absolute error" if report.options.get("loss") is None
+            else f"mean loss ({report.options['loss']})")
     level = f"{100 * report.options['confidence']:g}%"
     for attr, row in report.gaps.iterrows():
         if row["groups_compared"] < 2:
@@ -366,7 +415,7 @@ def regression_headline(report):
             f"[{_num(iv['mean_prediction_difference_low'])}, "
             f"{_num(iv['mean_prediction_difference_high'])}]; in the true values "
             f"{_num(row['mean_target_difference'])}); {'higher' if higher else 'lower'} "
-            f"predictions are taken as favourable. The largest mean absolute error is group "
+            f"predictions are taken as favourable. The largest {loss} is group "
             f"{row['bounded_group_loss_group']!s}'s, {_num(row['bounded_group_loss'])}.")
     return sentences
 

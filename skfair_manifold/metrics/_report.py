@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import warnings
 from numbers import Integral, Real
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -46,6 +47,12 @@ __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessRepor
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
 
+MSG_LOSS_BINARY = (
+    "loss= is the continuous report's: the groups' mean loss of a quantity. The target was "
+    "read as class labels ({source}); for a quantity pass target_type='continuous', for "
+    "class labels leave loss out (the rates are the binary report's)."
+)
+
 
 @validate_params(
     {
@@ -67,6 +74,7 @@ HFM_MAX_BOOT = 2000
         "target_type": [StrOptions({"auto", "binary", "continuous"})],
         "favourable": [StrOptions({"higher", "lower"})],
         "y_score": ["array-like", str, None],
+        "loss": [callable, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -90,6 +98,7 @@ def fairness_report(
     target_type: str = "auto",
     favourable: str = "higher",
     y_score: ArrayLike | None = None,
+    loss: Callable | None = None,
 ) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
@@ -229,6 +238,15 @@ str, int or list
         ``[0, 1]``. In-memory rows only (with ``data``, an eager frame's
         column name).
 
+    loss : callable or None, default=None
+        Continuous target only: a function ``loss(y_true, y_pred)`` of two
+        float arrays that returns each row's loss (for example the squared
+        log error ``lambda t, p: (np.log1p(p) - np.log1p(t)) ** 2``). Its
+        group means are the column ``mean_loss``, compared as the other
+        quantities (differences, ratios, t intervals), and the bounded group
+        loss is its largest group mean instead of the MAE. In-memory rows
+        only: a lazy frame's engine cannot run a Python function.
+
     Returns
     -------
     report : FairnessReport or RegressionReport
@@ -287,7 +305,11 @@ str, int or list
                 else None, sample_weight=sample_weight, X=X, estimator=estimator,
                 pos_label=pos_label, n_boot=n_boot, intersect=intersect,
                 min_group_size=min_group_size, confidence=confidence, favourable=favourable,
-                source=source, names_given=columns)
+                source=source, names_given=columns, loss=loss)
+        if loss is not None:
+            raise ValueError(MSG_LOSS_BINARY.format(source=source))
+    if loss is not None:  # a lazy frame read as binary (target_type="auto")
+        raise ValueError(MSG_LOSS_BINARY.format(source="class labels on a lazy frame"))
     if lazy:
         if X is not None:
             refuse_rows(data, what="HFM (X=)", argument="X")

@@ -259,3 +259,76 @@ def test_the_page_and_the_notebook_view_show_the_headline_and_the_groups():
     fragment = report._repr_html_()
     assert fragment.startswith('<div class="skfair-report">') and "<svg" not in fragment
     assert "north" in fragment and "mean residual" in fragment
+
+
+def squared_log_error(y_true, y_pred):
+    return (np.log1p(y_pred) - np.log1p(y_true)) ** 2
+
+
+def test_a_loss_the_user_passes_is_averaged_by_group_as_metricframe_does():
+    y, pred, sex, region = wages(seed=3)
+    y_copy, pred_copy = y.copy(), pred.copy()
+    report = fairness_report(y, pred, sensitive_features=sex, min_group_size=1,
+                             loss=squared_log_error)
+    np.testing.assert_array_equal(y, y_copy)
+    np.testing.assert_array_equal(pred, pred_copy)
+    frame = pd.DataFrame({"loss": squared_log_error(y, pred), "sex": sex})
+    plain = frame.groupby("sex")["loss"].mean()
+    for group in ("f", "m"):
+        assert_allclose(report.by_group.loc[(0, group), "mean_loss"], plain[group],
+                        rtol=1e-12)
+    gaps = report.gaps.loc[0]
+    assert_allclose(gaps["mean_loss_difference"], abs(plain["f"] - plain["m"]), rtol=1e-10)
+    worst = plain.idxmax()
+    assert gaps["bounded_group_loss_group"] == worst
+    assert_allclose(gaps["bounded_group_loss"], plain[worst], rtol=1e-12)
+    assert report.options["loss"] == "squared_log_error"
+    assert report.options["bounded_group_loss_of"] == "mean_loss"
+    assert "mean loss (squared_log_error)" in " ".join(report.headline)
+    assert_allclose(report.overall["mean_loss"], frame["loss"].mean(), rtol=1e-12)
+    iv = report.intervals.by_group.loc[(0, "f")]
+    assert iv["mean_loss_low"] < report.by_group.loc[(0, "f"), "mean_loss"] < iv["mean_loss_high"]
+    # the other columns are those of the report without a loss
+    plain_report = fairness_report(y, pred, sensitive_features=sex, min_group_size=1)
+    pd.testing.assert_frame_equal(report.by_group.drop(columns="mean_loss"),
+                                  plain_report.by_group)
+    assert plain_report.options["bounded_group_loss_of"] == "mean_absolute_error"
+    json.dumps(report.to_dict())
+    fairlearn = pytest.importorskip("fairlearn.metrics")
+    frame_fl = fairlearn.MetricFrame(
+        metrics=lambda t, p: float(np.mean(squared_log_error(np.asarray(t), np.asarray(p)))),
+        y_true=y, y_pred=pred, sensitive_features=sex)
+    for group, value in frame_fl.by_group.items():
+        assert_allclose(report.by_group.loc[(0, group), "mean_loss"], value, rtol=1e-12)
+
+
+@pytest.mark.parametrize("loss, match", [
+    (lambda t, p: float(np.mean((p - t) ** 2)), "one number per row"),
+    (lambda t, p: np.log(p - t), "NaN, infinite or non-numeric"),
+    (lambda t, p: (p - t)[:-1], "one number per row"),
+])
+def test_a_loss_that_is_not_one_finite_number_per_row_is_refused(loss, match):
+    y, pred, sex, _ = wages()
+    with pytest.raises(ValueError, match=match):
+        with np.errstate(invalid="ignore", divide="ignore"):
+            fairness_report(y, pred, sensitive_features=sex, loss=loss)
+
+
+def test_a_loss_with_class_labels_or_a_lazy_frame_is_refused():
+    with pytest.raises(ValueError, match="loss= is the continuous report's"):
+        fairness_report([0, 1, 1, 0], [0, 1, 0, 0], sensitive_features=["a", "a", "b", "b"],
+                        loss=squared_log_error)
+    polars = pytest.importorskip("polars")
+    y, pred, sex, _ = wages(n=50)
+    lazy = polars.LazyFrame({"y": y, "p": pred, "sex": sex})
+    with pytest.raises(ValueError, match="loss"):
+        fairness_report("y", "p", sensitive_features="sex", data=lazy,
+                        target_type="continuous", loss=squared_log_error)
+
+
+def test_the_page_shows_the_users_loss_beside_the_errors():
+    y, pred, sex, _ = wages(seed=1)
+    page = fairness_report(y, pred, sensitive_features=sex, loss=squared_log_error).to_html()
+    assert page.count("mean loss (squared_log_error)") >= 3  # groups, gaps, bounded loss
+    plain = fairness_report(y, pred, sensitive_features=sex).to_html()
+    assert "mean loss" not in plain and "worst group's MAE" in plain
