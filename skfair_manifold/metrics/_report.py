@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import warnings
 from numbers import Integral, Real
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -98,7 +97,7 @@ def fairness_report(
     target_type: str = "auto",
     favourable: str = "higher",
     y_score: ArrayLike | None = None,
-    loss: Callable | None = None,
+    loss=None,
 ) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
