@@ -64,7 +64,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         Testers per side (tester pairs). ``"auto"``: each person's own K,
         the testers that stay alike, those within a caliper of her (CBN-DD:
         ``tau / 2`` in the decision's rate, so that the two sides' drift
-        cannot make a gap of ``tau``; KNN-DD: the near distance 0.2), at
+        cannot make a gap above ``tau``; KNN-DD: the near distance 0.2), at
         least 50 (the paper's K: a person with fewer alike records gets
         the 50 nearest) and at most 400, on a grid of 13 values
         (``50 * 2 ** (j / 4)``); the report states each person's K

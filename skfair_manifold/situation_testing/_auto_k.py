@@ -11,7 +11,7 @@ the testers' decisions keeps its level, as with a fixed K):
   distance (Eq. 5) is the change of the expected decision between two
   situations, so a tester within ``tau / 2`` comes from a situation whose
   rate differs from the person's by at most ``tau / 2``, and the two sides'
-  drifts, however they point, cannot together make a gap of ``tau``, the
+  drifts, however they point, cannot together make a gap above ``tau``, the
   legal threshold; for KNN-DD, whose distance knows nothing of the
   decision, the near distance within which the verdict already asks for
   enough testers (``_verdict``), 0.2: one attribute in five differing, or
