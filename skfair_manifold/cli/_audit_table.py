@@ -52,10 +52,12 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
     where = np.full(frame.shape[0], -1, dtype=np.intp)  # row -> index in the report
     where[flagged_rows] = np.arange(flagged_rows.shape[0])
     at = where[rows]
-    for name in ("n1", "n2"):
+    for name in ("k", "n1", "n2"):  # k: each flagged person's K (its own under k="auto")
+        if name not in summary:
+            continue
         values = np.full(rows.shape[0], np.nan)
         values[at >= 0] = np.asarray(summary[name], dtype=np.float64)[at[at >= 0]]
-        table[name] = values
+        table[name] = pd.array(values, dtype="Int64") if name == "k" else values
     rule = np.full(rows.shape[0], "", dtype=object)
     rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
     table["rule"] = rule

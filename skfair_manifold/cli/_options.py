@@ -272,8 +272,8 @@ AUDIT_OPTIONS = [
                 "attributes (KNN-DD, Luong et al.) "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
     option("-k", type=_testers,
-           help="tester pairs per row, or 'auto': each row's own K, the testers "
-                "within a caliper (at least 50, courts usually ask for 50; at most 400) "
+           help="tester pairs per row, or 'auto': each row's own, the testers within "
+                "a caliper of it, from 50 (what courts usually ask for) to 400 "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
     option("--tau", type=_probability,
            help="the legal threshold on p1 - p2 "

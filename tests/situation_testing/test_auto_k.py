@@ -211,8 +211,12 @@ def test_the_command_line_takes_k_auto(tmp_path, capsys):
     X.assign(decision=np.asarray(y)).to_csv(path, index=False)
     args = ["audit", str(path), "--protected", "sex", "--protected-value", "female",
             "--decision", "decision", "--positive-label", "1"]
-    assert main([*args, "-k", "auto"]) == 0
+    out = tmp_path / "flagged.csv"
+    assert main([*args, "-k", "auto", "-o", str(out)]) == 0
     assert "k=auto" in capsys.readouterr().err
+    table = pd.read_csv(out)
+    assert len(table) > 0 and set(table["k"]) <= set(AUTO_GRID.tolist())
+    assert (table["n1"] <= table["k"] + 1e-9).all()
     with pytest.raises(SystemExit) as exc:
         main([*args, "-k", "some"])
     assert exc.value.code == 2
