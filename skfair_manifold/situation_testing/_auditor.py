@@ -60,17 +60,15 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
     method : {"cbn", "knn"} or a registered name, default="cbn"
         CBN-DD or KNN-DD, or a method added with
         :func:`~skfair_manifold.situation_testing.register_method`.
-    k : int or "auto", default="auto"
-        Testers per side (tester pairs). ``"auto"``: each person's own K,
-        the testers that stay alike, those within a caliper of her (CBN-DD:
-        ``tau / 2`` in the decision's rate, so that the two sides' drift
-        cannot make a gap above ``tau``; KNN-DD: the near distance 0.2), at
-        least 50 (the paper's K: a person with fewer alike records gets
-        the 50 nearest) and at most 400, on a grid of 13 values
-        (``50 * 2 ** (j / 4)``); the report states each person's K
-        (``summary["k"]``) and the caliper. An integer: that K for every
-        person, the paper's tables (it may not exceed either group). See
-        the User Guide's design page for the measured recall and precision.
+    k : int or "auto", default=50
+        Testers per side (tester pairs), the paper's 50 by default; it may
+        not exceed either group. ``"auto"``: each person's own K, the
+        testers within a caliper of her (CBN-DD: ``tau / 2`` in the
+        decision's rate; KNN-DD: the near distance 0.2), from 50 to 400 on
+        a grid of 13 values; the report states each person's K and the
+        caliper. It finds more on wide neighbourhoods and loses precision
+        where biased and fair situations lie within one caliper: see
+        :ref:`st_auto_k` and the design page for the figures.
     tau : float, default=0.05
         The legal threshold on ``diff``.
     flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
@@ -264,7 +262,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
     def __init__(
         self, *, protected: str | int | None = None, protected_value: Any = None,
-        method: str = "cbn", k: int | Literal["auto"] = "auto", tau: float = 0.05,
+        method: str = "cbn", k: int | Literal["auto"] = 50, tau: float = 0.05,
         flag_rule: Literal["exact", "significant", "bound", "tau"] = "exact",
         bound: Literal["wald", "newcombe"] = "wald", alpha_test: float | None = 0.1,
         fdr: float | None = 0.1, fdr_method: Literal["bh", "by", "dbh"] = "bh",
