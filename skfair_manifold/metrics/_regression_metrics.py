@@ -21,7 +21,7 @@ from ..utils._sklearn_compat import StrOptions, validate_params
 from ..utils._typing import ArrayLike, SensitiveLike
 from ..utils._validation import check_sample_weight, encode_sensitive
 from ._regression_engine import distribution_gaps, group_moments, row_quantities
-from ._regression_report import continuous_column
+from ._regression_inputs import continuous_column
 
 _LOSSES = {"absolute": 2, "squared": 3}  # positions in row_quantities
 

@@ -11,8 +11,7 @@ import datetime
 import numpy as np
 from sklearn.utils import Bunch
 
-from ..utils._validation import check_sample_weight, column_1d
-from ..utils._validation._features import _example
+from ..utils._validation import check_sample_weight
 from ._regression_engine import (
     QUANTITIES,
     distribution_gaps,
@@ -23,6 +22,7 @@ from ._regression_engine import (
     row_groups,
     row_quantities,
 )
+from ._regression_inputs import continuous_column, loss_values
 from ._report_object import _plain_values
 from ._report_rows import _column_name
 
@@ -32,25 +32,6 @@ __all__ = ["RegressionReport"]
 #: the columns of ``by_group`` and ``overall``, the gaps' quantities, in order
 COLUMNS = ("mean_prediction", "mean_target", "mean_absolute_error",
            "root_mean_squared_error", "mean_residual")
-
-MSG_NOT_NUMERIC = "{name} must hold numbers {what}; got values such as {example!r}."
-
-MSG_LOSS_SHAPE = (
-    "loss(y_true, y_pred) must return one number per row ({n}); {name} returned {got}. "
-    "Pass a function of two arrays that returns the rows' losses, such as "
-    "lambda t, p: (p - t) ** 2 (not a mean: the report averages it by group)."
-)
-
-MSG_LOSS_VALUES = (
-    "loss(y_true, y_pred) returned {count} NaN, infinite or non-numeric value(s), first at "
-    "row {row} (y_true {true!r}, y_pred {pred!r}); it must be finite on every row."
-)
-
-MSG_NOT_FINITE = (
-    "{name} holds {count} NaN or infinite value(s), first at row {row}; remove or impute "
-    "them first."
-)
-
 
 
 class RegressionReport(Bunch):
@@ -152,51 +133,6 @@ class RegressionReport(Bunch):
                  f"(continuous target, {self.options['target_type_source']})"]
         lines += [f"  {sentence}" for sentence in self.headline]
         return "\n".join(lines)
-
-
-def continuous_column(values, name, n_samples=None, *,
-                      what="for a continuous target (target_type='continuous')"):
-    """``values`` as a float64 column of numbers, finite; a clear error otherwise.
-
-    ``what`` says, in the message, why numbers are needed. The continuous
-    report's columns and the scores (``y_score``) are checked here alike.
-    """
-    col = column_1d(values, name)
-    if col.dtype.kind not in "biuf":
-        try:
-            col = col.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(MSG_NOT_NUMERIC.format(
-                name=name, what=what, example=_example(col))) from None
-    col = np.asarray(col, dtype=np.float64)
-    bad = ~np.isfinite(col)
-    if bad.any():
-        raise ValueError(MSG_NOT_FINITE.format(name=name, count=int(bad.sum()),
-                                               row=int(np.flatnonzero(bad)[0])))
-    if n_samples is not None and col.shape[0] != n_samples:
-        raise ValueError(f"{name} has {col.shape[0]} rows but y_true has {n_samples}; they "
-                         f"must describe the same rows.")
-    return col
-
-
-def loss_values(loss, y_true, y_pred):
-    """Each row's loss from the user's function, checked: float64, shape (n,), finite."""
-    name = getattr(loss, "__name__", type(loss).__name__)
-    values = loss(y_true.copy(), y_pred.copy())  # the function cannot change the report's
-    try:
-        values = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError):
-        values = np.asarray(values, dtype=object)
-    if values.shape != y_true.shape:
-        got = f"shape {values.shape}" if values.ndim else f"one number ({values.item()!r})"
-        raise ValueError(MSG_LOSS_SHAPE.format(n=y_true.shape[0], name=name, got=got))
-    bad = ~np.isfinite(values) if values.dtype.kind == "f" else np.ones(values.shape, bool)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        raise ValueError(MSG_LOSS_VALUES.format(count=int(bad.sum()), row=row,
-                                                true=float(y_true[row]),
-                                                pred=float(y_pred[row])))
-    return values
 
 
 def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, intersect,

@@ -21,7 +21,7 @@ groups behind them.
 import numpy as np
 from scipy import stats
 
-from ._regression_report import continuous_column
+from ._regression_inputs import continuous_column
 
 #: equal-width bins of [0, 1] of the calibration error and the reliability table
 SCORE_BINS = 10
