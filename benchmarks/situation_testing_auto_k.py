@@ -29,12 +29,13 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
 from _common import k_value  # noqa: E402
+
+from skfair_manifold.datasets._situation_testing import planted_cells  # noqa: E402
 
 LINES = []
 
@@ -42,20 +43,6 @@ LINES = []
 def out(text=""):
     print(text, flush=True)
     LINES.append(text)
-
-
-def cells(n, rng, share):
-    """Records whose situation is their cell; bias in regions n and e (see the docstring)."""
-    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
-    region = rng.choice(["n", "e", "s", "w"], n).astype(object)
-    edu = rng.choice(["a", "b", "c"], n).astype(object)
-    y = (rng.rand(n) < 0.25 + 0.2 * (edu == "b") + 0.4 * (edu == "c")
-         + 0.1 * (region == "s")).astype(int)
-    biased = np.isin(region, ["n", "e"])
-    flipped = biased & (sex == "f") & (y == 1) & (rng.rand(n) < share)
-    y[flipped] = 0
-    clean = (sex == "f") & (y == 0) & ~biased
-    return pd.DataFrame({"sex": sex, "region": region, "edu": edu}), y, flipped, clean
 
 
 def auditor(method, k, **kw):
@@ -81,12 +68,12 @@ def part_small_cells(audits, ks, n=2000):
             t0 = time.perf_counter()
             fdp, recall, null = [], [], []
             for r in range(audits):
-                X, y, flipped, clean = cells(n, np.random.RandomState(r), 0.5)
+                X, y, flipped, clean = planted_cells(n, np.random.RandomState(r), 0.5)
                 flags = auditor(method, k).fit(X, y).flag(X, y)
                 tp, fp = int((flags & flipped).sum()), int((flags & clean).sum())
                 fdp.append(fp / max(tp + fp, 1))
                 recall.append(tp / flipped.sum())
-                X0, y0, _, _ = cells(n, np.random.RandomState(100 + r), 0.0)
+                X0, y0, _, _ = planted_cells(n, np.random.RandomState(100 + r), 0.0)
                 cand = (X0["sex"] == "f").to_numpy() & (y0 == 0)
                 null.append(auditor(method, k).fit(X0, y0).flag(X0, y0)[cand].mean())
             out(f"| {method.upper()}-DD | {k} | {np.mean(fdp):.3f} | {np.mean(recall):.3f} | "

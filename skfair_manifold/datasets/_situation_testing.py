@@ -127,3 +127,27 @@ def null_decisions(n, rng, kind):
     else:
         cols["g"] = np.array(["u", "v", "w", "z"], dtype=object)[rng.randint(0, 4, n)]
     return pd.DataFrame(cols), y
+
+
+def planted_cells(n, rng, share):
+    """Nominal records whose situation is exactly their cell (region x edu, 12 cells).
+
+    The decision depends on the cell alone, except that in the regions ``"n"``
+    and ``"e"`` each woman's positive decision is turned negative with
+    probability ``share``. ``rng`` is a ``RandomState``. Returns the records
+    (``sex``, ``region``, ``edu``), the 0/1 decisions, the flipped women and
+    the women with a negative decision elsewhere (exactly null for the
+    per-person test).
+    """
+    import pandas as pd
+
+    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
+    region = rng.choice(["n", "e", "s", "w"], n).astype(object)
+    edu = rng.choice(["a", "b", "c"], n).astype(object)
+    y = (rng.rand(n) < 0.25 + 0.2 * (edu == "b") + 0.4 * (edu == "c")
+         + 0.1 * (region == "s")).astype(int)
+    biased = np.isin(region, ["n", "e"])
+    flipped = biased & (sex == "f") & (y == 1) & (rng.rand(n) < share)
+    y[flipped] = 0
+    clean = (sex == "f") & (y == 0) & ~biased
+    return pd.DataFrame({"sex": sex, "region": region, "edu": edu}), y, flipped, clean

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from skfair_manifold.datasets import make_planted_bias
+from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._auto_k import (
     AUTO_CEILING,
@@ -250,21 +251,6 @@ def test_the_default_k_stays_the_papers():
     assert SituationTestingAuditor().k == 50
 
 
-def _cells(n, rng, share):
-    """Records whose situation is their cell (region x edu); in regions n and e each woman's
-    positive decision is turned negative with probability ``share``."""
-    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
-    region = rng.choice(["n", "e", "s", "w"], n).astype(object)
-    edu = rng.choice(["a", "b", "c"], n).astype(object)
-    y = (rng.rand(n) < 0.25 + 0.2 * (edu == "b") + 0.4 * (edu == "c")
-         + 0.1 * (region == "s")).astype(int)
-    biased = np.isin(region, ["n", "e"])
-    flipped = biased & (sex == "f") & (y == 1) & (rng.rand(n) < share)
-    y[flipped] = 0
-    clean = (sex == "f") & (y == 0) & ~biased
-    return pd.DataFrame({"sex": sex, "region": region, "edu": edu}), y, flipped, clean
-
-
 @pytest.mark.parametrize("method", ["cbn", "knn"])
 def test_auto_keeps_the_false_discovery_rate_on_small_cells(method):
     # where k=150 reaches across the cells of the bias (false discovery share 0.13 and 0.20
@@ -272,7 +258,7 @@ def test_auto_keeps_the_false_discovery_rate_on_small_cells(method):
     kw = {"graph": ["sex", "region", "edu"]} if method == "cbn" else {}
     fdp, recall = [], []
     for r in range(15):
-        X, y, flipped, clean = _cells(2000, np.random.RandomState(r), 0.5)
+        X, y, flipped, clean = planted_cells(2000, np.random.RandomState(r), 0.5)
         est = SituationTestingAuditor(protected="sex", protected_value="f", method=method,
                                       k="auto", **kw).fit(X, y)
         flags = est.flag(X, y)
