@@ -50,25 +50,37 @@ def next_flag_threshold(*, flag_rule, fdr, fdr_method, alpha_test, n_candidates,
 def _region(m1, m2, tau, threshold):
     """The outcomes ``(x1, x2)`` the rule flags: a boolean (m1 + 1, m2 + 1) array.
 
-    Along each total ``t = x1 + x2`` both conditions are monotone in ``x1``
-    (the gap grows, Fisher's tail ``P(X >= x1 | t)`` shrinks), so the flagged
-    outcomes of that total are those from a first ``x1`` on: it is found by
-    bisection, with ``log2(m1)`` p-values per total instead of one per outcome.
+    Fisher's p-value ``P(X >= x1 | t)`` of every outcome at once: the
+    hypergeometric law of each total ``t = x1 + x2`` from log-binomials, its
+    upper tails by one cumulative sum along ``x1`` (from the far tail, so the
+    small terms are added first). An outcome whose p-value lies within a
+    relative ``1e-9`` of ``threshold`` is evaluated again by
+    :func:`~._pvalue.fisher_pvalue`, so the region is the one that function
+    gives, outcome by outcome.
     """
-    t = np.arange(m1 + m2 + 1)
-    first = np.maximum(0, t - m2)  # the first x1 flagged, searched in [first, last + 1]
-    last = np.minimum(m1, t) + 1
-    with np.errstate(invalid="ignore", divide="ignore"):
-        while (first < last).any():
-            open_ = np.flatnonzero(first < last)
-            mid = (first[open_] + last[open_]) // 2
-            x2 = t[open_] - mid
-            p = fisher_pvalue(mid, np.full(mid.shape, m1), x2, np.full(mid.shape, m2))
-            flagged = (mid / m1 - x2 / m2 - tau > 1e-12) & (p <= threshold)
-            last[open_] = np.where(flagged, mid, last[open_])
-            first[open_] = np.where(flagged, first[open_], mid + 1)
+    from scipy.special import gammaln
+
+    def log_choose(n, k):
+        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+
+    t = np.arange(m1 + m2 + 1)[:, None]
+    a = np.arange(m1 + 1)[None, :]  # x1 along each total
+    b = t - a  # x2
+    valid = (b >= 0) & (b <= m2)
+    with np.errstate(invalid="ignore"):
+        log_pmf = log_choose(m1, a) + log_choose(m2, np.where(valid, b, 0)) \
+            - log_choose(m1 + m2, t)
+    pmf = np.where(valid, np.exp(log_pmf), 0.0)
+    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P(X >= x1 | t)
     x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
-    return x1 >= first[x1 + x2]
+    p = np.clip(tail[x1 + x2, x1], 0.0, 1.0)
+    near = np.abs(p - threshold) <= 1e-9 * max(threshold, 1e-300)
+    if near.any():
+        p[near] = fisher_pvalue(x1[near], np.full(int(near.sum()), m1), x2[near],
+                                np.full(int(near.sum()), m2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        diff = x1 / m1 - x2 / m2
+    return (diff - tau > 1e-12) & (p <= threshold)
 
 
 def power_curve(m1, m2, p2, tau, threshold, gaps, region=None):

@@ -45,6 +45,21 @@ def test_the_flagged_outcomes_found_by_bisection_are_those_of_every_outcome(
                                   _region_by_cells(m1, m2, tau, threshold))
 
 
+def test_the_flagged_outcomes_equal_every_outcomes_at_random_and_attained_thresholds():
+    rng = np.random.default_rng(7)
+    for _ in range(30):
+        m1, m2 = (int(v) for v in rng.integers(1, 120, 2))
+        tau = float(rng.choice([0.0, 0.05, 0.1]))
+        threshold = float(10 ** rng.uniform(-6, -0.3))
+        if rng.random() < 0.5:  # a threshold equal to some outcome's own p-value
+            x1, x2 = int(rng.integers(0, m1 + 1)), int(rng.integers(0, m2 + 1))
+            threshold = float(fisher_pvalue(np.array([x1]), np.array([m1]), np.array([x2]),
+                                            np.array([m2]))[0])
+        np.testing.assert_array_equal(_region(m1, m2, tau, threshold),
+                                      _region_by_cells(m1, m2, tau, threshold),
+                                      err_msg=f"{m1}, {m2}, {tau}, {threshold}")
+
+
 def test_the_power_curve_is_the_sum_over_every_outcome():
     for m1, m2, p2 in ((12, 9, 0.25), (20, 20, 0.5)):
         gaps = np.array([0.0, 0.1, 0.3])
