@@ -54,10 +54,12 @@ class EvidenceAssembly:
                                             rows=np.flatnonzero(candidate))
         mask, q, cutoff = self._decide(out, Z, y, n_eff_all)
         rows = np.flatnonzero(mask)
-        sub_out, n, n_eff, self_unit, cells = self._transform(Z[rows], cells=True,
-                                                              self_unit=self_unit[rows])
+        k_rows = self._k_of_rows(Z[rows], self_unit[rows])  # counted once (k="auto")
+        sub_out, n, n_eff, self_unit, cells = self._transform(
+            Z[rows], cells=True, self_unit=self_unit[rows],
+            k=k_rows if isinstance(self.k, str) else None)
         verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff,
-                                         cells)
+                                         cells, k_rows)
         rule = self._rule_text()
         summary = {"row": rows}
         summary.update({name: sub_out[:, i] for i, name in enumerate(COLUMNS)})
@@ -69,7 +71,7 @@ class EvidenceAssembly:
         summary["verdict_reason"] = reason[rows]
         detectable = self._detectable(out, n_eff_all, candidate, mask, cutoff)
         summary["detectable_gap"] = detectable[rows]
-        summary["k"] = self._k_of_rows(Z[rows], self_unit)
+        summary["k"] = k_rows
         testers = self._tester_table(rows, cells)
         records = self._records
         Zr = Z[rows]
@@ -98,9 +100,9 @@ class EvidenceAssembly:
                      for j, name in enumerate(self._columns)},
             audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
 
-    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff, cells):
+    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff, cells, k_rows):
         """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc,
-        the structure bootstrap."""
+        the structure bootstrap. ``k_rows``: the K of each of ``rows``."""
 
         def holds_on(other):  # whether each flagged row's flag holds on other rates
             if self.flag_rule == "exact":
@@ -114,7 +116,6 @@ class EvidenceAssembly:
         held_at = {}
         smallest = min(self.group_sizes_)
         if isinstance(self.k, str):  # each row's own K (k="auto"), halved and doubled
-            k_rows = self._k_of_rows(Z[rows], self_unit)
             others = {"K/2": np.maximum(1, k_rows // 2), "2K": np.minimum(2 * k_rows, smallest)}
         else:
             others = {k: k for k in {max(1, self.k // 2), min(2 * self.k, smallest)} - {self.k}}
