@@ -5,10 +5,10 @@ import warnings
 from math import comb
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from skfair_manifold.datasets import make_planted_bias
+from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._pvalue import (
     discrete_step_up, effective_counts, fisher_pvalue, q_values, step_up_on_supports)
@@ -203,23 +203,6 @@ def test_the_page_names_the_procedure_and_rule_of_the_audit_not_of_fit():
     assert "Yekutieli" not in page
 
 
-def _cells(n, rng, share):
-    """Nominal records where the testers of a person are exactly her cell (region x edu):
-    the decision depends on the cell alone, except that in the regions n and e each woman's
-    positive decision is turned negative with probability ``share``. The women with a
-    negative decision elsewhere are exactly null for the per-person test."""
-    sex = np.where(rng.rand(n) < 0.5, "f", "m").astype(object)
-    region = rng.choice(["n", "e", "s", "w"], n).astype(object)
-    edu = rng.choice(["a", "b", "c"], n).astype(object)
-    y = (rng.rand(n) < 0.25 + 0.2 * (edu == "b") + 0.4 * (edu == "c")
-         + 0.1 * (region == "s")).astype(int)
-    biased = np.isin(region, ["n", "e"])
-    flipped = biased & (sex == "f") & (y == 1) & (rng.rand(n) < share)
-    y[flipped] = 0
-    clean = (sex == "f") & (y == 0) & ~biased
-    return pd.DataFrame({"sex": sex, "region": region, "edu": edu}), y, flipped, clean
-
-
 @pytest.mark.parametrize("fdr_method", ["bh", "dbh"])
 @pytest.mark.parametrize("method", ["cbn", "knn"])
 def test_the_false_discovery_rate_across_planted_bias_audits_is_at_most_the_level(
@@ -230,14 +213,14 @@ def test_the_false_discovery_rate_across_planted_bias_audits_is_at_most_the_leve
     fdp, recall, null = [], [], []
     kw = {"graph": ["sex", "region", "edu"]} if method == "cbn" else {}
     for r in range(30):
-        X, y, flipped, clean = _cells(2000, np.random.RandomState(r), 0.5)
+        X, y, flipped, clean = planted_cells(2000, np.random.RandomState(r), 0.5)
         est = SituationTestingAuditor(protected="sex", protected_value="f", method=method,
                                       fdr_method=fdr_method, **kw).fit(X, y)
         flags = est.flag(X, y)
         tp, fp = int((flags & flipped).sum()), int((flags & clean).sum())
         fdp.append(fp / max(tp + fp, 1))
         recall.append(tp / flipped.sum())
-        X0, y0, _, _ = _cells(2000, np.random.RandomState(100 + r), 0.0)
+        X0, y0, _, _ = planted_cells(2000, np.random.RandomState(100 + r), 0.0)
         est0 = SituationTestingAuditor(protected="sex", protected_value="f", method=method,
                                        fdr_method=fdr_method, **kw).fit(X0, y0)
         candidates = (X0["sex"] == "f").to_numpy() & (y0 == 0)
