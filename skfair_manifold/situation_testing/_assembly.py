@@ -13,6 +13,7 @@ import numpy as np
 from ._auto_k import AUTO_CEILING, AUTO_FLOOR
 from ._cbn import CAUSAL_EFFECT_NOTES
 from ._evidence import SIDES, SituationTestingReport, python_value
+from ._continuous import CONTINUOUS_COLUMNS, detectable_mean_gaps
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
 from ._methods import CBNMethod
@@ -40,6 +41,8 @@ class EvidenceAssembly:
             flag_rule=self.flag_rule, fdr=self.fdr, fdr_method=self.fdr_method,
             alpha_test=self._alpha_test(), n_candidates=n_candidates, n_flagged=n_flagged,
             dbh_cutoff=cutoff if self.fdr_method == "dbh" else None)
+        if self._continuous():
+            return detectable_mean_gaps(out, tau=self.tau, threshold=threshold)
         return detectable_gaps(out[:, 0], n_eff[:, 0], out[:, 1], n_eff[:, 1], tau=self.tau,
                                threshold=threshold)
 
@@ -48,21 +51,19 @@ class EvidenceAssembly:
         Z = self._encode(X)
         self._check_decisions(y)
         fitted_rows = self._fitted_rows(fitted_rows, Z, y)
-        self_unit = self._units.lookup(Z)
-        candidate = self._group(Z) & ~self._positive(y)  # no other row can be flagged
-        out, n_all, n_eff_all = self._rates(Z, self_unit=self_unit,
-                                            rows=np.flatnonzero(candidate))
+        candidate, out, n_all, n_eff_all, self_unit = self._audit_rates(Z, y)
         mask, q, cutoff = self._decide(out, Z, y, n_eff_all)
         rows = np.flatnonzero(mask)
         k_rows = self._k_of_rows(Z[rows], self_unit[rows])  # counted once (k="auto")
         sub_out, n, n_eff, self_unit, cells = self._transform(
             Z[rows], cells=True, self_unit=self_unit[rows],
             k=k_rows if isinstance(self.k, str) else None)
-        verdict, reason = self._verdicts(Z, y, rows, self_unit, out, mask, n_eff_all, cutoff,
-                                         cells, k_rows)
+        verdict, reason = self._verdicts(Z, candidate, rows, self_unit, out, mask, n_eff_all,
+                                         cutoff, cells, k_rows)
         rule = self._rule_text()
         summary = {"row": rows}
-        summary.update({name: sub_out[:, i] for i, name in enumerate(COLUMNS)})
+        names = CONTINUOUS_COLUMNS if self._continuous() else COLUMNS
+        summary.update({name: sub_out[:, i] for i, name in enumerate(names)})
         summary["q_value"] = q[rows]
         summary["n1"], summary["n2"] = n[:, 0], n[:, 1]
         summary["n1_eff"], summary["n2_eff"] = n_eff[:, 0], n_eff[:, 1]
@@ -100,7 +101,8 @@ class EvidenceAssembly:
                      for j, name in enumerate(self._columns)},
             audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
 
-    def _verdicts(self, Z, y, rows, self_unit, out, mask, n_eff, cutoff, cells, k_rows):
+    def _verdicts(self, Z, candidate, rows, self_unit, out, mask, n_eff, cutoff, cells,
+                  k_rows):
         """Verdict and reason of every row: the flag at K/2 and 2K, the testers, the arc,
         the structure bootstrap. ``k_rows``: the K of each of ``rows``."""
 
@@ -135,7 +137,7 @@ class EvidenceAssembly:
             held[rows], _ = structure_bootstrap(
                 self, Z, rows, self_unit, holds_on, n_replicates=self.structure_bootstrap,
                 random_state=self.random_state)
-        return verdicts(candidate=self._group(Z) & ~self._positive(y), flagged=mask,
+        return verdicts(candidate=candidate, flagged=mask,
                         n_eff=n_eff, held_at=held_at, no_arc=no_arc, near=near,
                         near_distance=distance, structure_held=held)
 
@@ -187,6 +189,7 @@ class EvidenceAssembly:
             "protected_value": python_value(self.protected_value),
             "decision": str(self.decision_name_),
             "positive_label": python_value(self.positive_label_),
+            "decision_kind": self.decision,
             "n_rows": int(n_rows), "n_candidates": int(n_candidates),
             "n_flagged": int(n_flagged),
             "q": [str(v) for v in self.q_],

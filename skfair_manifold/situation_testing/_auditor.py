@@ -1,22 +1,20 @@
 """SituationTestingAuditor: the parameters and the public methods.
 
-Each step lives in a module of its own, mixed in: ``_checks`` (parameters,
-checks and encoding of X and y), ``_fitting`` (``fit``; the method looked up
-in the registry of ``_methods``), ``_flags`` (rates, bounds, p-values, the
-flag rule and the false discovery rate, ``pairwise`` and
-``get_feature_names_out``) and ``_assembly`` (``report``); ``_auto_k``
-chooses each person's K under ``k="auto"``.
+The steps are mixed in from ``_checks`` (parameters, input), ``_fitting``
+(``fit``), ``_flags`` (rates, p-values, the flag rule, the false discovery
+rate) and ``_assembly`` (``report``); ``_auto_k`` and ``_continuous`` serve
+``k="auto"`` and ``decision="continuous"``.
 """
 
 from typing import Any, Literal
 
-import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import _fit_context
 from ._assembly import EvidenceAssembly
 from ._checks import PARAMETER_CONSTRAINTS, InputChecks
+from ._continuous import MSG_CONTINUOUS_LAZY
 from ._evidence import SituationTestingReport
 from ._fitting import Fitting
 from ._flags import FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
@@ -104,6 +102,9 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         conservative); or ``"dbh"``, the discrete step-up procedure of
         Döhler, Durand and Roquain (2018), which weighs each candidate by
         the null law of its Fisher test. See :ref:`st_flag_rule`.
+    decision : {"binary", "continuous"}, default="binary"
+        A yes/no decision, or an amount (a wage) whose testers' means are
+        compared by Welch's test, ``tau`` in its units: see :ref:`st_continuous`.
     positive_label : object, default=None
         The positive decision ``e+``. None: the greater of exactly two
         classes of ``y``.
@@ -266,6 +267,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         flag_rule: Literal["exact", "significant", "bound", "tau"] = "exact",
         bound: Literal["wald", "newcombe"] = "wald", alpha_test: float | None = 0.1,
         fdr: float | None = 0.1, fdr_method: Literal["bh", "by", "dbh"] = "bh",
+        decision: Literal["binary", "continuous"] = "binary",
         positive_label: Any = None, graph: Any = None,
         structure: Literal["local", "pc"] = "local", alpha: float = 0.01,
         structure_test: Literal["g", "cmh", "g+cmh"] = "g", max_depth: int | None = 3,
@@ -281,7 +283,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self.protected, self.protected_value = protected, protected_value
         self.method, self.k, self.tau = method, k, tau
         self.flag_rule, self.bound, self.alpha_test = flag_rule, bound, alpha_test
-        self.fdr, self.fdr_method = fdr, fdr_method
+        self.fdr, self.fdr_method, self.decision = fdr, fdr_method, decision
         self.positive_label, self.graph, self.structure = positive_label, graph, structure
         self.alpha, self.structure_test, self.max_depth = alpha, structure_test, max_depth
         self.smoothing, self.causal_effect = smoothing, causal_effect
@@ -311,6 +313,8 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         self : SituationTestingAuditor
         """
         if is_lazy_frame(X):  # CBN-DD by one GROUP BY in the frame's engine (``_lazy``)
+            if self.decision == "continuous":
+                raise ValueError(MSG_CONTINUOUS_LAZY)
             return fit_frame(self, X, y)
         return self._fit(X, y)
 
@@ -324,11 +328,12 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
         Returns
         -------
-        out : ndarray of shape (n_samples, 6)
+        out : ndarray of shape (n_samples, 6) or (n_samples, 8)
             Columns ``p1``, ``p2``, ``diff``, ``diff_lower`` and ``diff_upper``
             (one-sided ``1 - alpha_test`` bounds) and ``p_value`` (the
-            exact one-sided test of ``p1 <= p2``, person by person; see
-            ``get_feature_names_out``).
+            exact one-sided test of ``p1 <= p2``, person by person); for a
+            continuous decision ``mean1``, ``mean2`` for the rates and
+            ``diff_se``, ``df`` after them (``get_feature_names_out``).
         """
         check_is_fitted(self)
         return self._rates(self._encode(self._validate(X)))[0].copy()
@@ -364,8 +369,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         X, y = self._validate(X, y)
         Z = self._encode(X)
         self._check_decisions(y)
-        candidate = self._group(Z) & ~self._positive(y)  # no other row can be flagged
-        out, _, n_eff = self._rates(Z, rows=np.flatnonzero(candidate))
+        _, out, _, n_eff, _ = self._audit_rates(Z, y)
         return self._decide(out, Z, y, n_eff)[0]
 
     def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:

@@ -27,6 +27,7 @@ from ._methods import METHOD_NAMES
 from ._pvalue import FDR_METHODS
 from ._records import check_no_datetime
 from ._citests import TESTS
+from ._continuous import DECISIONS, check_continuous_y
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
@@ -48,7 +49,17 @@ MSG_SINGLE_DECISION = (
 )
 MSG_NOT_BINARY = (
     "the decision y has {n} classes {classes}; set positive_label to the positive decision "
-    "(every other class is negative)."
+    "(every other class is negative){hint}."
+)
+#: the end of MSG_NOT_BINARY when y holds numbers with many distinct values
+HINT_CONTINUOUS = (
+    ", or, if y is an amount (a wage, a limit), decision='continuous' to compare the "
+    "testers' mean decisions"
+)
+MSG_TAU_RATE = (
+    "tau={tau!r} is a threshold on a difference of rates for a yes/no decision and must be "
+    "in [-1, 1]; for an amount (a wage, a limit) set decision='continuous', and tau is in "
+    "its units."
 )
 MSG_UNKNOWN_POSITIVE = "positive_label {value!r} is not a class of y ({classes})."
 MSG_UNKNOWN_DECISION = (
@@ -70,7 +81,7 @@ MSG_REFIT = (
 )
 
 #: parameters read by fit only: changing one after fit needs a new fit
-FIT_PARAMS = ("protected", "protected_value", "method", "positive_label", "graph",
+FIT_PARAMS = ("protected", "protected_value", "method", "decision", "positive_label", "graph",
               "structure", "alpha", "structure_test", "max_depth", "smoothing",
               "causal_effect", "nominal", "ordinal", "interval", "n_bins", "binning",
               "algorithm", "random_state")
@@ -81,7 +92,10 @@ PARAMETER_CONSTRAINTS = {
     # the registered methods (a live set: a method registered later is accepted)
     "method": [StrOptions(METHOD_NAMES)],
     "k": [Interval(numbers.Integral, 1, None, closed="left"), StrOptions({"auto"})],
-    "tau": [Interval(numbers.Real, -1, 1, closed="both")],
+    # a rate's threshold for a yes/no decision (in [-1, 1], checked at fit and use), the
+    # decision's units for a continuous one
+    "tau": [Interval(numbers.Real, None, None, closed="neither")],
+    "decision": [StrOptions(set(DECISIONS))],
     "flag_rule": [StrOptions({"exact", "significant", "bound", "tau"})],
     "bound": [StrOptions(set(BOUNDS))],
     "alpha_test": [Interval(numbers.Real, 0, 1, closed="neither"), None],
@@ -106,6 +120,12 @@ PARAMETER_CONSTRAINTS = {
     "verbose": ["verbose"],
     "random_state": ["random_state"],
 }
+
+
+def _shown(classes):
+    """The classes for a message: all of them, or the first and last five of many."""
+    values = classes.tolist()
+    return values if len(values) <= 12 else values[:5] + ["..."] + values[-5:]
 
 
 class InputChecks:
@@ -145,6 +165,15 @@ class InputChecks:
         if changed:
             raise ValueError(MSG_REFIT.format(names=", ".join(changed)))
         self._check_k(self.group_sizes_)
+        self._check_tau()
+
+    def _continuous(self):
+        """Whether the decision is an amount (``decision="continuous"``)."""
+        return self.decision == "continuous"
+
+    def _check_tau(self):
+        if not self._continuous() and not -1 <= self.tau <= 1:
+            raise ValueError(MSG_TAU_RATE.format(tau=self.tau))
 
     def _check_k(self, sizes):
         if isinstance(self.k, str):  # "auto": K is capped by the testers there are
@@ -179,6 +208,9 @@ class InputChecks:
         return rows.astype(np.intp)
 
     def _check_decisions(self, y):
+        if self._continuous():
+            check_continuous_y(y)
+            return
         y = np.asarray(y)
         known = np.isin(y, self.classes_)
         if not known.all():
@@ -223,8 +255,20 @@ class InputChecks:
         """True for the protected group, from the protected column."""
         return Z[:, self.protected_index_] == self._protected_value_code
 
+    def _candidates(self, Z, y, out=None):
+        """The rows that can be flagged: the protected group with the negative decision;
+        for a continuous decision, the whole protected group (``_continuous``)."""
+        group = self._group(Z)
+        if not self._continuous():
+            return group & ~self._positive(y)
+        return group
+
     def _positive(self, y, fitting=False):
         y = np.asarray(y)
+        if self._continuous():  # the decision's value: the testers' sums are of it
+            if fitting:
+                self.positive_label_ = None
+            return check_continuous_y(y)
         if fitting:
             classes = np.unique(y)
             self.classes_ = classes
@@ -232,8 +276,10 @@ class InputChecks:
                 raise ValueError(MSG_SINGLE_DECISION.format(value=python_value(classes[0])))
             if self.positive_label is None:
                 if classes.shape[0] != 2:
-                    raise ValueError(MSG_NOT_BINARY.format(n=classes.shape[0],
-                                                           classes=classes.tolist()))
+                    many = classes.dtype.kind in "iuf" and classes.shape[0] > 10
+                    raise ValueError(MSG_NOT_BINARY.format(
+                        n=classes.shape[0], classes=_shown(classes),
+                        hint=HINT_CONTINUOUS if many else ""))
                 self.positive_label_ = classes[1]
             else:
                 if self.positive_label not in classes.tolist():

@@ -84,8 +84,8 @@ from ._power import not_flagged_gaps
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
 
-_NUMBERS = ("p1", "p2", "diff", "diff_lower", "diff_upper", "p_value", "q_value", "n1", "n2",
-            "detectable_gap")
+_NUMBERS = ("p1", "p2", "mean1", "mean2", "diff", "diff_lower", "diff_upper", "p_value",
+            "q_value", "n1", "n2", "diff_se", "df", "detectable_gap")
 
 
 class CellRows:

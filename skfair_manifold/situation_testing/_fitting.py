@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
+from ._continuous import MSG_CONTINUOUS_OPTION, decision_codes
 from ._checks import (
     FIT_PARAMS,
     MSG_NO_PROTECTED,
@@ -40,6 +41,12 @@ class Fitting:
             raise ValueError(MSG_NO_PROTECTED)
         if self.protected_value is None:
             raise ValueError(MSG_NO_PROTECTED_VALUE)
+        self._check_tau()
+        if self._continuous() and self.fdr_method == "dbh":
+            raise ValueError(MSG_CONTINUOUS_OPTION.format(
+                name="fdr_method", value="dbh", why="the discrete procedure weighs each "
+                "person by the law of her Fisher test, which a mean decision has not; use "
+                "fdr_method='bh' or 'by'."))
         X_raw = X
         decision_name = getattr(y, "name", None)
         self.decision_name_ = decision_name if isinstance(decision_name, str) else "y"
@@ -67,7 +74,9 @@ class Fitting:
             check_size(self.n_bins, name="n_bins", low=2, high=max(n, 2), bytes_per_unit=24,
                        why=f"at most the number of rows ({n}): a bin cannot hold less than "
                        "one row")
-        records.fit_bins(positive, n_bins=self.n_bins, binning=self.binning)
+        # the classes the supervised bins and the structure search see (``_continuous``)
+        codes = decision_codes(positive) if self._continuous() else positive.astype(np.intp)
+        records.fit_bins(codes, n_bins=self.n_bins, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}
         self.identifier_columns_ = [columns[j] for j in records.identifiers]
@@ -76,7 +85,7 @@ class Fitting:
         self._units = Units(Z, positive)
         method = build_method(self.method, FitData(
             records=records, units=self._units, group=group, positive=positive,
-            columns=columns, protected_index=self.protected_index_,
+            decision_codes=codes, columns=columns, protected_index=self.protected_index_,
             decision_name=self.decision_name_, params=self.get_params(deep=False)))
         self._method = method
         self._q_idx = list(method.q)
@@ -86,6 +95,7 @@ class Fitting:
         self.flag_rule_ = self._rule_text()
         self._fit_params = {name: repr(getattr(self, name)) for name in FIT_PARAMS}
         self._rate_cache = RateCache()
+        self._cell_sums = None  # a continuous decision's sums per cell (``_flags``), on use
         if method.protected_arc is not None:
             self.structure_info_["protected_arc"] = bool(method.protected_arc)
             if not method.protected_arc:

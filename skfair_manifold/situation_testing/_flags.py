@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._sklearn_compat import _check_feature_names_in
 
 from ._auto_k import MSG_NO_WITHIN, auto_k, rates_at
+from ._continuous import CONTINUOUS_COLUMNS, mean_table, segment_sums, tester_moments
 from ._progress import REPORTER, BlockProgress, reporting
 from ._interval import diff_bounds
 from ._pvalue import (
@@ -78,7 +79,7 @@ class FlagCore:
         """Rates, bounds and p-value of each encoded row: (m, 6) [, counts or cells]."""
         self._check_params_at_use()
         if self_unit is None:
-            self_unit = self._units.lookup(Z)
+            self_unit = self._self_units(Z)
         k = self.k if k is None else k
         Q = self._method.query(Z)
         progress = None
@@ -86,17 +87,43 @@ class FlagCore:
             title = getattr(self._method, "title", self.method)
             shown = k if np.ndim(k) == 0 else "auto"
             progress = BlockProgress(f"{title} (k={shown}{', testers' if cells else ''})")
+        continuous = self._continuous()
         with reporting(progress):
             if isinstance(k, str):  # "auto": each row's K from the testers within the caliper
                 k = self._auto_k_of_queries(Q, self_unit)
-            res = rates_at(self._method, Q, self_unit, k, n_jobs=self.n_jobs, cells=cells)
+            # a continuous decision's squares are summed over the testers' cells
+            res = rates_at(self._method, Q, self_unit, k, n_jobs=self.n_jobs,
+                           cells=cells or continuous)
         n = res[1]
-        out, n_eff = rate_table(res[0], n, res[2], alpha=self._alpha_test(), bound=self.bound)
+        out, n_eff = self._table(res, self_unit, self._method.cell_rows() if continuous
+                                 else None)
         if cells:
             return out, n, n_eff, self_unit, res[3]
         if counts:
             return out, n, n_eff
         return out
+
+    def _table(self, res, self_unit, cell_rows, selector=None):
+        """``rate_table`` of the selector's sums, or for a continuous decision
+        ``mean_table`` of the testers' moments (:mod:`._continuous`): (m, 6 or 8), n_eff.
+        ``cell_rows``: the method's cells (continuous only); ``selector``: one other than
+        the method's (the structure bootstrap's), whose cells are subgroups too."""
+        if cell_rows is None:
+            return rate_table(res[0], res[1], res[2], alpha=self._alpha_test(),
+                              bound=self.bound)
+        if selector is not None:  # a CBN-DD selector on another Q: its own subgroups
+            from ._evidence import CellRows
+            cell_rows = CellRows(selector.seg_rows, selector.seg_bounds, sides=2)
+            sums = segment_sums(cell_rows, self._y_fit.astype(np.float64))
+        else:
+            if self._cell_sums is None:
+                self._cell_sums = segment_sums(cell_rows, self._y_fit.astype(np.float64))
+            sums = self._cell_sums
+        own = np.full(self_unit.shape[0], np.nan)
+        fitted = self_unit >= 0
+        own[fitted] = self._y_fit[self._units.first_row[self_unit[fitted]]]
+        S1, S2 = tester_moments(res[3], sums, cell_rows.sides, own, res[1].shape[0])
+        return mean_table(S1, res[1], res[2], S2, alpha=self._alpha_test())
 
     def _auto_k_of_queries(self, Q, self_unit):
         """Each row's K under ``k="auto"`` (:mod:`._auto_k`): the method's testers within
@@ -127,12 +154,17 @@ class FlagCore:
         key = (hashlib.blake2b(np.ascontiguousarray(Z).tobytes(), digest_size=16).digest(),
                Z.shape, self.k, self._alpha_test(), self.bound,
                self.tau if isinstance(self.k, str) else None)  # k="auto": the caliper
+        if self._continuous():  # the person left out is found by her decision too
+            if self_unit is None:
+                self_unit = self._self_units(Z)
+            key += (hashlib.blake2b(np.ascontiguousarray(self_unit).tobytes(),
+                                    digest_size=16).digest(),)
         cache = self._rate_cache
         if cache.key == key and (cache.rows is None or (
                 rows is not None and np.isin(rows, cache.rows).all())):
             return cache.value
         if self_unit is None:
-            self_unit = self._units.lookup(Z)
+            self_unit = self._self_units(Z)
         if cache.key == key:  # some rows kept: compute the others only
             todo = np.setdiff1d(np.arange(Z.shape[0]) if rows is None else rows, cache.rows)
             res = tuple(part.copy() for part in cache.value)
@@ -150,6 +182,24 @@ class FlagCore:
         cache.rows_computed += todo.shape[0]
         return res
 
+    def _self_units(self, Z, y=None):
+        """The fitted unit each row is a copy of (-1: none), the copy left out of its
+        testers: for a continuous decision, the copy with the row's decision (``y``
+        None: the least one)."""
+        if not self._continuous():
+            return self._units.lookup(Z)
+        return self._units.lookup(Z, "any" if y is None else self._positive(y))
+
+    def _audit_rates(self, Z, y):
+        """The rates of the rows that may be candidates, and the candidates: returns
+        ``(candidate, out, n, n_eff, self_unit)`` (``flag`` and ``report``)."""
+        self_unit = self._self_units(Z, y)
+        maybe = self._group(Z)
+        if not self._continuous():
+            maybe &= ~self._positive(y)  # no other row can be flagged
+        out, n, n_eff = self._rates(Z, self_unit=self_unit, rows=np.flatnonzero(maybe))
+        return self._candidates(Z, y, out), out, n, n_eff, self_unit
+
     def _decide(self, out, Z, y, n_eff):
         """The flags, the candidates' q-values and the audit's p-value cut-off.
 
@@ -163,7 +213,7 @@ class FlagCore:
         ``n_eff`` (the effective testers of each side, ``_rates``' third
         value) gives the discrete procedure its tests' laws.
         """
-        return self._decide_candidates(out, self._group(Z) & ~self._positive(y), n_eff)
+        return self._decide_candidates(out, self._candidates(Z, y, out), n_eff)
 
     def _decide_candidates(self, out, candidate, n_eff, counts=None):
         """``_decide`` given the candidates; ``counts``: the rows each row of ``out``
@@ -216,6 +266,12 @@ class FlagCore:
 
     def _rule_text(self):
         """The flag rule in words (``flag_rule_``, the evidence's ``rule``)."""
+        text = self._rate_rule_text()
+        if self._continuous():
+            text = text.replace("exact test", "Welch's t-test of the mean decisions")
+        return text
+
+    def _rate_rule_text(self):
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
         if self.flag_rule == "exact":
@@ -233,6 +289,9 @@ class FlagCore:
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.
 
+        For ``decision="continuous"``: mean1, mean2, diff, diff_lower,
+        diff_upper, p_value, diff_se, df.
+
         Parameters
         ----------
         input_features : array-like of str or None, default=None
@@ -244,7 +303,7 @@ class FlagCore:
         """
         check_is_fitted(self)
         _check_feature_names_in(self, input_features)
-        return np.asarray(COLUMNS, dtype=object)
+        return np.asarray(CONTINUOUS_COLUMNS if self._continuous() else COLUMNS, dtype=object)
 
     def pairwise(self, X, Y=None):
         """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).

@@ -68,8 +68,15 @@ class FitData:
         Column kinds, encoding and bins of the fitted data.
     units : Units
         Identical fitted records (the same values and decision).
-    group, positive : ndarray of shape (n,), dtype bool
-        The protected group and the positive decision of each fitted row.
+    group : ndarray of shape (n,), dtype bool
+        The protected group of each fitted row.
+    positive : ndarray of shape (n,)
+        The positive decision of each fitted row (bool), or the decision
+        itself (float) when it is continuous: the selectors' sums are linear
+        in it.
+    decision_codes : ndarray of shape (n,), dtype intp
+        The decision as classes, for the structure search (a continuous
+        one above its median or not).
     columns : list
         The column names (positions for arrays).
     protected_index : int
@@ -79,9 +86,11 @@ class FitData:
     """
 
     def __init__(self, *, records, units, group, positive, columns, protected_index,
-                 decision_name, params):
+                 decision_name, params, decision_codes=None):
         self.records, self.units = records, units
         self.group, self.positive = group, positive
+        self.decision_codes = positive.astype(np.intp) if decision_codes is None \
+            else decision_codes
         self.columns, self.protected_index = columns, protected_index
         self.decision_name, self.params = decision_name, params
 
@@ -232,7 +241,7 @@ class CBNMethod(SelectorMethod):
             return [j for j, v in enumerate(columns) if v in par and j != c]
         records = data.records
         codes, candidates = search_inputs(B, records.identifiers)
-        e = data.positive.astype(np.intp)
+        e = data.decision_codes
         if params["structure"] == "pc":
             keep = candidates
             par = pc_parents(codes[:, keep], e, alpha=params["alpha"],

@@ -328,22 +328,28 @@ class Units:
     def __getstate__(self):  # the last look-up is a cache: not pickled
         return {**self.__dict__, "_last": None}
 
-    def lookup(self, Z):
+    def lookup(self, Z, decisions=None):
         """The fitted unit each query row is a copy of (negative decision first), or -1.
 
         Each column's value is found among the fitted ones, and the codes
         combined column after column (``searchsorted`` on sorted integers):
         a row matches a unit when every value is found, as byte-equal rows.
+        ``decisions`` (a continuous decision, one per row): the unit with that
+        decision too; ``"any"``: the unit of least decision among the copies.
         """
         Zc = np.ascontiguousarray(Z + 0.0)
         key = (hashlib.blake2b(Zc.tobytes(), digest_size=16).digest(), Zc.shape)
+        if decisions is not None:
+            extra = np.asarray([-1.0]) if isinstance(decisions, str) else \
+                np.ascontiguousarray(np.asarray(decisions, dtype=np.float64))
+            key += (hashlib.blake2b(extra.tobytes(), digest_size=16).digest(),)
         if self._last is not None and self._last[0] == key:  # flag, then report
             return self._last[1].copy()
-        out = self._lookup(Zc)
+        out = self._lookup(Zc, decisions)
         self._last = (key, out.copy())
         return out
 
-    def _lookup(self, Zc):
+    def _lookup(self, Zc, decisions=None):
         m = Zc.shape[0]
         if self.n_units == 0:
             return np.full(m, -1, dtype=np.intp)
@@ -351,6 +357,18 @@ class Units:
         code = np.zeros(m, dtype=np.int64)
         for j in range(Zc.shape[1]):
             code = self._step(j, Zc[:, j], code, found)
+        if isinstance(decisions, str):  # any decision: the first code of the record's
+            j = Zc.shape[1]
+            first = np.minimum(np.searchsorted(self._combined[j],
+                                                code * self._domains[j].shape[0]),
+                               self._combined[j].shape[0] - 1)
+            found &= self._combined[j][first] // self._domains[j].shape[0] == code
+            return np.where(found, self._unit_of_code[first], -1).astype(np.intp)
+        if decisions is not None:
+            last = self._step(Zc.shape[1], np.asarray(decisions, dtype=np.float64), code,
+                              found)
+            return np.where(found, self._unit_of_code[np.where(found, last, 0)],
+                            -1).astype(np.intp)
         out = []
         for decision in (0.0, 1.0):
             hit = found.copy()
