@@ -56,6 +56,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     summary = {**settings, "file": provenance.get("input_file") or "(data given in Python)",
                "sha256": provenance.get("input_sha256")}
     decision, protected = summary["decision"], summary["protected"]
+    continuous = summary.get("decision_kind") == "continuous"
+    words = CONTINUOUS_WORDS if continuous else BINARY_WORDS
     q = [str(v) for v in summary["q"]]
     shown = [c for c in summary["columns"] if c != decision]
     cbn = bool(provenance.get("graph"))
@@ -67,6 +69,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     rows = np.asarray(report.summary["row"], dtype=np.intp)
     anchors = unique_anchors(ids[rows])
     values = {name: np.asarray(v) for name, v in report.summary.items()}
+    if continuous:  # the sheets' two figures per side are the testers' means
+        values["p1"], values["p2"] = values["mean1"], values["mean2"]
     claimants = {str(c): v for c, v in report._claimants.items()}
     # names and values inside the sentences below, each isolated on its own
     who, value = safe_text(protected), safe_text(summary["protected_value"])
@@ -96,8 +100,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                           "rate": entry["p1" if side == "unprotected" else "p2"]})
         rule = [SafeText(f"{who} = {value} (the protected group)"),
                 SafeText(f"{safe_text(decision)} = {safe_text(received)} "
-                         f"(a negative decision)")]
-        rule += _rule_lines(entry, summary, level)
+                         f"({'her own decision' if continuous else 'a negative decision'})")]
+        rule += _rule_lines(entry, summary, level, words)
         sheets.append({**entry, "rule": rule, "rule_text": str(values["rule"][i]),
                        "sides": sides,
                        "verdict": {"label": entry["verdict"],
@@ -118,7 +122,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown),
                "bins": {c: [_bin_label(e, v) for v in _bin_points(e)] for c, e in bins.items()},
-               "graph": graph, "max_sheets": max_sheets, "level": level,
+               "graph": graph, "max_sheets": max_sheets, "level": level, "words": words,
                "two_sided": two_sided, "provenance": provenance,
                "stamp": _stamp(summary, provenance),
                "inline_ids": INLINE_IDS,
@@ -126,33 +130,49 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
     return _environment().get_template("evidence.html.j2").render(**context)
 
 
-def _rule_lines(entry, summary, level):
+#: the page's words for a yes/no decision and for an amount (``decision="continuous"``)
+BINARY_WORDS = {"continuous": False, "p1": "p1", "p2": "p2", "diff": "p1 - p2",
+                "test": "exact one-sided test of p1 <= p2",
+                "test_how": " (a random relabelling of the protected attribute among the "
+                            "testers)",
+                "side_rate": "favourable share",
+                "p1_label": "p1 (favourable among testers outside the group)",
+                "p2_label": "p2 (favourable among testers inside the group)"}
+CONTINUOUS_WORDS = {"continuous": True, "p1": "mean1", "p2": "mean2", "diff": "mean1 - mean2",
+                    "test": "Welch's one-sided t-test of mean1 <= mean2",
+                    "test_how": " (the testers' weighted means and spreads)",
+                    "side_rate": "mean decision",
+                    "p1_label": "mean1 (mean decision of the testers outside the group)",
+                    "p2_label": "mean2 (mean decision of the testers inside the group)"}
+
+
+def _rule_lines(entry, summary, level, words=BINARY_WORDS):
     """Why the rule flagged a person, line by line."""
     lines = []
     bound = summary["bound"].capitalize()
+    gap = words["diff"]
     if summary["flag_rule"] == "bound":
         lines.append(f"diff_lower = {_num(entry['low'])} > tau = {summary['tau']:g}: the "
-                     f"one-sided {level} {bound} lower bound of p1 - p2 exceeds the threshold")
+                     f"one-sided {level} {bound} lower bound of {gap} exceeds the threshold")
     else:
-        lines.append(f"diff = p1 - p2 = {_num(entry['diff'])} > tau = {summary['tau']:g}")
+        lines.append(f"diff = {gap} = {_num(entry['diff'])} > tau = {summary['tau']:g}")
     if summary["flag_rule"] == "significant":
         lines.append(f"diff_lower = {_num(entry['low'])} > 0: the one-sided {level} {bound} "
-                     f"lower bound of p1 - p2 is positive (the gap is not chance)")
+                     f"lower bound of {gap} is positive (the gap is not chance)")
     if summary["flag_rule"] == "exact":
-        lines.append(_exact_reason(entry, summary))
+        lines.append(_exact_reason(entry, summary, words))
     return lines
 
 
-def _exact_reason(entry, summary):
+def _exact_reason(entry, summary, words=BINARY_WORDS):
     """Why the exact rule flagged a person, in words."""
     p = _pval(entry["p_value"])
     if summary.get("fdr") is None or summary["n_candidates"] <= 1:
-        return (f"p_value = {p} <= {summary['alpha_test']:g}: the exact one-sided test of "
-                f"p1 <= p2 (a random relabelling of the protected attribute among the "
-                f"testers) rejects it, person by person")
+        return (f"p_value = {p} <= {summary['alpha_test']:g}: the {words['test']}"
+                f"{words['test_how']} rejects it, person by person")
     method = summary["fdr_name"]
     return (f"q_value = {_pval(entry['q_value'])} <= {summary['fdr']:g} (p_value = {p}): the "
-            f"exact one-sided test of p1 <= p2 is significant across the "
+            f"{words['test']} is significant across the "
             f"{summary['n_candidates']} candidates of the audit, with the {method} false "
             f"discovery rate at {summary['fdr']:g}")
 
