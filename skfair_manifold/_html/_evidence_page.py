@@ -131,7 +131,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
 
 
 #: the page's words for a yes/no decision and for an amount (``decision="continuous"``)
-BINARY_WORDS = {"continuous": False, "p1": "p1", "p2": "p2", "diff": "p1 - p2",
+BINARY_WORDS = {"continuous": False, "p1": "p1", "p2": "p2", "diff": "p1 - p2", "bound": None,
+                "candidates": "protected rows with a negative decision",
                 "test": "exact one-sided test of p1 <= p2",
                 "test_how": " (a random relabelling of the protected attribute among the "
                             "testers)",
@@ -139,7 +140,8 @@ BINARY_WORDS = {"continuous": False, "p1": "p1", "p2": "p2", "diff": "p1 - p2",
                 "p1_label": "p1 (favourable among testers outside the group)",
                 "p2_label": "p2 (favourable among testers inside the group)"}
 CONTINUOUS_WORDS = {"continuous": True, "p1": "mean1", "p2": "mean2", "diff": "mean1 - mean2",
-                    "test": "Welch's one-sided t-test of mean1 <= mean2",
+                    "bound": "Welch t", "candidates": "protected rows (each a candidate)",
+                    "test": "one-sided Welch t-test of mean1 <= mean2",
                     "test_how": " (the testers' weighted means and spreads)",
                     "side_rate": "mean decision",
                     "p1_label": "mean1 (mean decision of the testers outside the group)",
@@ -149,7 +151,7 @@ CONTINUOUS_WORDS = {"continuous": True, "p1": "mean1", "p2": "mean2", "diff": "m
 def _rule_lines(entry, summary, level, words=BINARY_WORDS):
     """Why the rule flagged a person, line by line."""
     lines = []
-    bound = summary["bound"].capitalize()
+    bound = words["bound"] or summary["bound"].capitalize()
     gap = words["diff"]
     if summary["flag_rule"] == "bound":
         lines.append(f"diff_lower = {_num(entry['low'])} > tau = {summary['tau']:g}: the "
@@ -218,7 +220,10 @@ def _tester_groups(report, positions, ids, weights, decisions, *, columns, bins,
         shown = tuple(_shown(values[k], c, bins) for values, c in zip(table, columns))
         key = (round(float(weight), 12), shown, str(dec))
         group = groups.setdefault(key, {"ids": [], "weight": float(weight), "values": shown,
-                                        "decision": str(dec), "positive": dec == positive})
+                                        "decision": str(dec),
+                                        # an amount (no favourable class): no colour
+                                        "positive": None if positive is None
+                                        else dec == positive})
         group["ids"].append(str(tester_id))
     lines = sorted(groups.values(), key=lambda g: (-g["weight"], g["values"], g["decision"]))
     for line in lines:

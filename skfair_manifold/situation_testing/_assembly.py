@@ -126,6 +126,8 @@ class EvidenceAssembly:
             held_at[label][rows] = holds_on(self._transform(Z[rows], self_unit=self_unit, k=k))
         no_arc = self.structure_info_.get("protected_arc") is False
         distance = getattr(self._method, "near_distance", None)
+        if self._continuous() and isinstance(self._method, CBNMethod):
+            distance = abs(float(self.tau))  # Eq. 5 is in the decision's units, as tau is
         near = None  # a registered method without a stated distance: no such check
         if distance is not None:
             near = np.full((Z.shape[0], 2), np.nan)
@@ -173,8 +175,9 @@ class EvidenceAssembly:
         summary = {
             "method": self.method, "method_title": getattr(self._method, "title",
                                                            self.method),
-            "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect]
-                         if isinstance(self._method, CBNMethod) else None),
+            "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect].replace(
+                "rates", "mean decisions" if self._continuous() else "rates")
+                if isinstance(self._method, CBNMethod) else None),
             "k": self.k if isinstance(self.k, str) else int(self.k),
             "caliper": (float(self._method.caliper(self.tau)) if isinstance(self.k, str)
                         else None),

@@ -29,7 +29,9 @@ log-normal wages. When both sides' testers hold one value each
 The bounds ``diff_lower`` and ``diff_upper`` are ``diff -/+ t se``, ``t``
 the ``1 - alpha_test`` quantile at those degrees of freedom; ``diff_se``
 and ``df`` are the last two columns of ``transform``. The false discovery
-rate across an audit and the verdicts are those of the binary decision;
+rate across an audit and the verdicts are those of the binary decision
+(CBN-DD's near distance of a verdict, 0.05 in a rate, is ``tau`` in the
+decision's units);
 the smallest detectable gap is ``max(tau, t_c se) + t_0.8 se``, ``t_c`` the
 quantile of one more flag's threshold (the gap at which the rule flags with
 probability 0.8 when ``diff`` is normal about it).
