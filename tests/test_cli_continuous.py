@@ -53,7 +53,7 @@ def test_a_parquet_file_is_summed_by_duckdb(tmp_path, capsys, wages_frame):
     out = tmp_path / "report.html"
     code, _, err = cli(capsys, "report", path, *ARGS, "-o", out)
     assert code == EXIT_OK, err
-    assert "need the rows" in err  # the distributions' distances are left undefined
+    assert "needs the rows" in err  # the Wasserstein distance is left undefined
     assert "group female has the lowest mean prediction" in out.read_text(encoding="utf-8")
 
 

@@ -11,15 +11,18 @@ attribute's group moments are sums of the combinations' (a table of a few
 rows), and the report is tabulated by the same code as in memory
 (:func:`._regression_report.tabulate`).
 
-The distances between distributions (Kolmogorov-Smirnov, Wasserstein) need
-the rows sorted, not sums: they are left undefined on a lazy frame and the
-report says so in its warnings.
+The Kolmogorov-Smirnov distance of each group's predictions to everyone's
+is found exactly by a few more passes that count the predictions in bins,
+finer where the distance may lie (:mod:`._frame_distances`). The
+Wasserstein distance needs every value in order: it is left undefined on a
+lazy frame and the report says so in its warnings.
 """
 
 import numpy as np
 
 from ..utils._validation import encode_column
 from ._cells import combine_groups
+from ._frame_distances import MAX_PASSES, frame_ks
 from ._frames import _checked_names, _collect, _numpy, to_narwhals
 from ._regression_engine import QUANTITIES, row_quantities
 
@@ -42,9 +45,13 @@ MSG_FRAME_SENSITIVE_MISSING = (
     "group of their own."
 )
 MSG_NO_DISTANCES = (
-    "the KS and Wasserstein distances of the predictions need the rows in order, which a "
-    "lazy frame does not bring to memory: they are left undefined (collect the prediction "
-    "and sensitive columns to have them)."
+    "the Wasserstein distance of the predictions needs the rows in order, which a lazy "
+    "frame does not bring to memory: it is left undefined (collect the prediction and "
+    "sensitive columns to have it); the KS distance is exact, from counts in bins."
+)
+MSG_KS_UNRESOLVED = (
+    "the KS distance was not resolved in {passes} passes over the frame: it is left "
+    "undefined (collect the prediction and sensitive columns to have it)."
 )
 
 _YT, _YP, _W = "__skfm_y_true", "__skfm_y_pred", "__skfm_w"
@@ -60,7 +67,8 @@ def _quantities(nw):
     return (yp, yt, residual.abs(), residual * residual, residual)
 
 
-def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, intersect):
+def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, intersect,
+                  min_group_size=1):
     """``(attributes, overall, weighted, names_given, warnings)`` for :func:`tabulate`."""
     import narwhals as nw
 
@@ -89,7 +97,8 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     # columns and the shifted sums (the terms are columns first, so that every
     # aggregation is elementary, as Dask asks)
     terms, sums = [], [nw.len().alias(_N), nw.col(_YT).count().alias(_NT),
-                       nw.col(_YP).count().alias(_NP)]
+                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias("p_min"),
+                       nw.col(_YP).max().alias("p_max")]
     if weight is not None:
         terms += [(weight * weight).alias("w2")]
         sums += [weight.sum().alias("w"), nw.col("w2").sum(), weight.count().alias(_NW),
@@ -133,13 +142,21 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
         code, labels, name = combine_groups(np.column_stack([c for _, c, _ in encoded]),
                                             [g for _, _, g in encoded], sensitive)
         encoded = [(name, code, labels)]
+    moments = [_moments(table, codes, labels.shape[0], shift) for _, codes, labels in encoded]
+    combos = {key: i for i, key in enumerate(zip(*(keys[c].tolist() for c in sensitive)))}
+    ks, passes = frame_ks(base, sensitive, weight, combos,
+                            [(codes, m["count"] >= min_group_size)
+                             for (_, codes, _), m in zip(encoded, moments)],
+                            (float(np.min(table["p_min"])), float(np.max(table["p_max"]))))
     attributes = []
-    for column, codes, labels in encoded:
-        attributes.append((column, labels, _moments(table, codes, labels.shape[0], shift),
-                           (np.full(labels.shape[0], np.nan),) * 2))
+    for (column, codes, labels), m, distance in zip(encoded, moments, ks):
+        attributes.append((column, labels, m, (distance, np.full(labels.shape[0], np.nan))))
     overall = _moments(table, np.zeros(table[_N].shape[0], dtype=np.intp), 1, shift)
     names_given = {"label": true_col, "prediction": pred_col}
-    return attributes, overall, weight is not None, names_given, [MSG_NO_DISTANCES]
+    notes = [MSG_NO_DISTANCES]
+    if passes < 0:
+        notes.append(MSG_KS_UNRESOLVED.format(passes=MAX_PASSES))
+    return attributes, overall, weight is not None, names_given, notes
 
 
 def _shift(base):

@@ -195,7 +195,7 @@ def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight
         refuse_rows(data, what="the discriminative risk (estimator=)", argument="estimator")
     attributes, overall, weighted, names_given, notes = frame_moments(
         data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-        sample_weight=sample_weight, intersect=intersect)
+        sample_weight=sample_weight, intersect=intersect, min_group_size=min_group_size)
     return tabulate(attributes, overall, weighted=weighted, intersect=intersect,
                     min_group_size=min_group_size, confidence=confidence,
                     favourable=favourable, target_type_source=source,

@@ -67,8 +67,13 @@ def test_lazy_frames_give_the_in_memory_report(weighted, intersect):
         assert_allclose(numbers(lazy.gaps[gaps]), numbers(memory.gaps[gaps]), rtol=1e-9)
         assert (lazy.gaps["mean_prediction_group_low"]
                 == memory.gaps["mean_prediction_group_low"]).all()
-        assert lazy.gaps["ks_distance"].isna().all()  # the distributions need the rows
-        assert "need the rows" in lazy.warnings[0]
+        # the KS distance exactly, from counts in bins; Wasserstein needs the rows
+        ks = [c for c in memory.gaps.columns if c.startswith("ks_")]
+        assert_allclose(numbers(lazy.gaps[ks]), numbers(memory.gaps[ks]), rtol=1e-12)
+        assert (lazy.gaps["ks_distance_group"].astype(str)
+                == memory.gaps["ks_distance_group"].astype(str)).all(), name
+        assert lazy.gaps["wasserstein_distance"].isna().all()
+        assert "needs the rows" in lazy.warnings[0]
         assert lazy.headline == memory.headline
         assert lazy.options["label_column"] == "y"
 
@@ -103,3 +108,76 @@ def test_spark_gives_the_in_memory_report(spark):
                            target_type="continuous", min_group_size=5)
     assert_allclose(numbers(lazy.by_group), numbers(memory.by_group), rtol=1e-9)
     assert lazy.headline == memory.headline
+    ks = ["ks_distance"]
+    assert_allclose(numbers(lazy.gaps[ks]), numbers(memory.gaps[ks]), rtol=1e-12)
+
+
+def _ks_cases():
+    rng = np.random.default_rng(7)
+    n = 4000
+    sex = rng.choice(["f", "m", "x"], n, p=[0.45, 0.45, 0.1])
+    cases = {
+        # few distinct values: ties everywhere, resolved at the first pass
+        "ties": np.round(rng.normal(0, 1, n), 1),
+        # a heavy tail: most values in one bin of the first pass, several passes
+        "tail": rng.lognormal(0, 3, n) * np.where(sex == "f", 1.2, 1.0),
+        # one value taken by half the rows, the rest spread
+        "spike": np.where(rng.random(n) < 0.5, 3.0, rng.normal(3, 1e-9, n)),
+        "constant": np.full(n, 2.5),
+    }
+    return sex, cases
+
+
+@pytest.mark.parametrize("case", ["ties", "tail", "spike", "constant"])
+def test_lazy_ks_is_exact_on_hard_distributions(case):
+    """Against the in-memory sort: ties, a heavy tail, a spike, one value; weighted."""
+    duckdb = pytest.importorskip("duckdb")
+    sex, cases = _ks_cases()
+    p = cases[case]
+    frame = pd.DataFrame({"sex": sex, "y": p + 1.0, "p": p,
+                          "w": np.random.default_rng(1).uniform(0.2, 3.0, p.shape[0])})
+    for weight in (None, "w"):
+        memory = fairness_report(frame.y, frame.p, sensitive_features=frame["sex"],
+                                 sample_weight=None if weight is None else frame.w,
+                                 min_group_size=5)
+        lazy = fairness_report("y", "p", sensitive_features="sex", data=duckdb.from_df(frame),
+                               sample_weight=weight, target_type="continuous",
+                               min_group_size=5)
+        assert_allclose(lazy.gaps["ks_distance"], memory.gaps["ks_distance"], rtol=1e-12,
+                        atol=1e-12)  # the in-memory sums leave 1e-15 where both are 0
+
+
+def test_lazy_ks_unresolved_is_left_undefined_and_said(monkeypatch):
+    import polars as pl
+
+    from skfair_manifold.metrics import _frame_distances
+
+    for name, value in (("MAX_PASSES", 2), ("FIRST_BINS", 4), ("BINS", 4), ("EXACT_ROWS", 0)):
+        monkeypatch.setattr(_frame_distances, name, value)
+    frame = table(n=2000)
+    lazy = fairness_report("y", "p", sensitive_features=["sex"], data=pl.from_pandas(frame).lazy(),
+                           target_type="continuous")
+    assert lazy.gaps["ks_distance"].isna().all()
+    assert any("not resolved" in w for w in lazy.warnings)
+
+
+def test_lazy_ks_refines_bins_until_exact(monkeypatch):
+    """Small bins force several binned passes before the exact one; the result is the
+    in-memory distance all the same."""
+    duckdb = pytest.importorskip("duckdb")
+    from skfair_manifold.metrics import _frame_distances
+
+    for name, value in (("MAX_PASSES", 12), ("FIRST_BINS", 16), ("BINS", 16),
+                        ("EXACT_ROWS", 200), ("MAX_SEGMENTS", 8)):
+        monkeypatch.setattr(_frame_distances, name, value)
+    counted = []
+    count = _frame_distances._count
+    monkeypatch.setattr(_frame_distances, "_count",
+                        lambda *a: counted.append(a[-1]) or count(*a))
+    sex, cases = _ks_cases()
+    frame = pd.DataFrame({"sex": sex, "y": cases["tail"], "p": cases["tail"]})
+    memory = fairness_report(frame.y, frame.p, sensitive_features=frame["sex"])
+    lazy = fairness_report("y", "p", sensitive_features="sex", data=duckdb.from_df(frame),
+                           target_type="continuous")
+    assert counted.count(16) >= 2 and counted[-1] is None  # binned passes, then exact
+    assert_allclose(lazy.gaps["ks_distance"], memory.gaps["ks_distance"], rtol=1e-12)
