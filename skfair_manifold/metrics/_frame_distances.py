@@ -7,27 +7,28 @@ known exactly:
 
 * pass 1 (the moments' ``GROUP BY``) gives each combination of groups the
   least and largest prediction;
-* the next pass splits that range into :data:`FIRST_BINS` equal-width bins,
-  ``floor((y - a) * bins / (b - a))``, and one ``GROUP BY`` over the
-  sensitive columns and the bin returns per cell the weight and the number
-  of its rows and their least and largest prediction. The map is monotone in
-  ``y`` (each floating-point step is), so the bins are ordered and a bin's
-  rows lie between its least and largest value: the bins are *segments* of
-  the prediction's line;
+* the next pass splits that range into ``2 ** 16`` equal-width bins,
+  ``floor((y - lo) * 2**16 / (hi - lo))``, and one ``GROUP BY`` over the
+  sensitive columns and the bin returns per cell the weight of its rows,
+  their number (at a later level: their distinct predictions) and their
+  least and largest prediction. The map is monotone in ``y`` (each
+  floating-point step is), so the bins are ordered and a bin's rows lie
+  between its least and largest value: the bins are *segments* of the
+  prediction's line;
 * at the end of each segment the distribution functions of a group,
   ``F_g``, and of everyone, ``F``, are known exactly (cumulative weights), so
   ``|F_g - F|`` there is a lower bound of the distance ``sup_z |F_g(z) -
   F(z)|``; inside a segment of weights ``m_g`` and ``m`` (shares) it is at
   most its value at the nearer end plus ``min(m_g, m)``; a segment holding
   one value adds nothing (both functions jump at the one point);
-* the segments whose bound exceeds a group's lower bound are read again: value
-  by value when they hold at most :data:`EXACT_ROWS` rows (each distinct
-  prediction becomes a segment), else the :data:`MAX_SEGMENTS` most
-  uncertain ones split into :data:`BINS` bins each; until none is left. The
-  distance is then the lower bound, the one the in-memory report computes.
-  Log-normal predictions of 10^5 and 10^6 rows took two passes after the
-  moments' (DuckDB); after :data:`MAX_PASSES` the distance is left undefined
-  and the report says so.
+* the bins whose bound exceeds a group's lower bound are read again (their
+  ids in the pass's filter): value by value when their cells hold at most
+  :data:`EXACT_ROWS` rows or distinct predictions (each becomes a segment), else
+  at the next level, ``2 ** 32`` bins over the range (then ``2 ** 48``); until
+  none is left. The distance is then the lower bound, the one the in-memory
+  report computes. Where it cannot be resolved (more than :data:`MAX_IDS`
+  bins to read again, or still unsure at the finest level) it is left
+  undefined and the report says so: never a bound for the value.
 
 The Wasserstein distance integrates ``|F_g - F|`` over every value, which
 this search does not resolve: it stays undefined on a lazy frame.
@@ -37,61 +38,54 @@ import numpy as np
 
 from ._frames import _collect, _numpy
 
-#: bins of the first pass, over the whole range of the predictions
-FIRST_BINS = 65536
-#: bins each range is split into at a later pass
-BINS = 1024
-#: the segments split at one pass, at most (the most uncertain first), and the ranges of
-#: consecutive segments read value by value at one pass
-MAX_SEGMENTS = 64
-#: the rows at most that a pass reads value by value, when the uncertain segments hold
-#: no more: each distinct prediction is then a segment of its own
+#: a level's bins split each bin of the level before into ``2 ** LEVEL_BITS``
+LEVEL_BITS = 16
+#: the finest level: ``2 ** (LEVEL_BITS * MAX_LEVEL)`` bins over the predictions' range,
+#: exact in a float64 (53 bits)
+MAX_LEVEL = 3
+#: the cells (combination, distinct prediction) at most that a pass reads value by value,
+#: when the uncertain bins hold no more: each distinct prediction is then a segment
 EXACT_ROWS = 2_000_000
-#: the passes after the moments', at most
-MAX_PASSES = 8
+#: the uncertain bins at most that a pass reads again (their ids are listed in its filter)
+MAX_IDS = 100_000
 
 _BIN, _M, _C, _LO, _HI = "__skfm_bin", "__skfm_mass", "__skfm_rows", "__skfm_lo", "__skfm_hi"
 
 
-def _inside(y, ranges):
-    inside = None
-    for a, b in ranges:
-        between = (y >= a) & (y <= b)
-        inside = between if inside is None else inside | between
-    return inside
+def _index(nw, y, value_range, level):
+    """The bin of each row at ``level``: ``floor((y - lo) * 2**(16 level) / (hi - lo))``."""
+    lo, hi = value_range
+    size = 2 ** (LEVEL_BITS * level)
+    scale = float(size) / (hi - lo)
+    return (((y - lo) * scale) // 1).clip(0, size - 1).cast(nw.Int64())
 
 
-def _bin_expression(nw, y, ranges, bins):
-    """The bin of each row (range ``i``'s bins are ``i * bins ..``)."""
-    code = None
-    for i in range(len(ranges) - 1, -1, -1):
-        a, b = ranges[i]
-        local = ((y - a) * (bins / (b - a))) // 1
-        local = local.clip(0, bins - 1) + i * bins
-        code = local if code is None else \
-            nw.when((y >= a) & (y <= b)).then(local).otherwise(code)
-    return code
+def _count(base, nw, sensitive, weight, combos, value_range, level, ids, exact):
+    """One pass over the rows whose bin at ``level - 1`` is in ``ids`` (all at level 1):
+    per combination and bin at ``level`` (``exact``: per distinct prediction), the weight,
+    and per bin the rows and the least and largest prediction.
 
-
-def _count(base, nw, sensitive, weight, ranges, combos, bins):
-    """One pass over the rows in ``ranges``: per combination and bin (``bins`` a range;
-    None: each distinct prediction), the weight and the rows, and per bin the least and
-    largest prediction. Returns ``(mass, rows, lo, hi)``, the bins in order."""
+    Returns ``(key, mass, rows, lo, hi)``, the bins in the order of their key.
+    """
     from ._regression_frames import _YP
 
     y = nw.col(_YP)
-    key = y if bins is None else _bin_expression(nw, y, ranges, bins).cast(nw.Int64())
+    frame = base
+    if ids is not None:
+        previous = level - 1 if not exact else level
+        frame = frame.filter(_index(nw, y, value_range, previous).is_in(ids.tolist()))
+    key = y if exact else _index(nw, y, value_range, level)
     mass = (weight if weight is not None else nw.lit(1.0)).alias(_M)
-    cells = _collect(base.filter(_inside(y, ranges)).with_columns(key.alias(_BIN), mass)
+    cells = _collect(frame.with_columns(key.alias(_BIN), mass)
                      .group_by(*sensitive, _BIN)
-                     .agg(nw.col(_M).sum(), nw.len().alias(_C), nw.col(_BIN).min().alias(_LO)
-                          if bins is None else y.min().alias(_LO),
-                          nw.col(_BIN).max().alias(_HI) if bins is None
-                          else y.max().alias(_HI)))
+                     .agg(nw.col(_M).sum(), (y.n_unique() if level > 1 or exact
+                                             else nw.len()).alias(_C),
+                          y.min().alias(_LO), y.max().alias(_HI)))
     keys = list(zip(*(_numpy(cells[c]).tolist() for c in sensitive)))
     combo = np.asarray([combos[k] for k in keys], dtype=np.intp)
-    found, at = np.unique(np.asarray(_numpy(cells[_BIN]), dtype=np.float64 if bins is None
-                                     else np.int64), return_inverse=True)
+    found, at = np.unique(np.asarray(_numpy(cells[_BIN]),
+                                     dtype=np.float64 if exact else np.int64),
+                          return_inverse=True)
     at = at.reshape(-1)
     mass_out = np.zeros((len(combos), found.shape[0]))
     np.add.at(mass_out, (combo, at), np.asarray(_numpy(cells[_M]), dtype=np.float64))
@@ -101,7 +95,7 @@ def _count(base, nw, sensitive, weight, ranges, combos, bins):
     hi = np.full(found.shape[0], -np.inf)
     np.minimum.at(lo, at, np.asarray(_numpy(cells[_LO]), dtype=np.float64))
     np.maximum.at(hi, at, np.asarray(_numpy(cells[_HI]), dtype=np.float64))
-    return mass_out, rows, lo, hi
+    return found, mass_out, rows, lo, hi
 
 
 def _bounds(mass, groups):
@@ -130,15 +124,6 @@ def _bounds(mass, groups):
     return out
 
 
-def _ranges(segments, lo, hi):
-    """Runs of consecutive segments as value ranges ``(least, largest)``."""
-    if segments.shape[0] == 0:
-        return []
-    breaks = np.flatnonzero(np.diff(segments) > 1) + 1
-    runs = np.split(segments, breaks)
-    return [(float(lo[r[0]]), float(hi[r[-1]])) for r in runs]
-
-
 def frame_ks(base, sensitive, weight, combos, groups, value_range):
     """The KS distance of every compared group of every attribute, exactly.
 
@@ -160,7 +145,7 @@ def frame_ks(base, sensitive, weight, combos, groups, value_range):
     -------
     ks : list of ndarray
         Per attribute, the distance of each group (nan where not compared,
-        or unresolved after :data:`MAX_PASSES`).
+        or where it could not be resolved).
     passes : int
         The passes over the frame, or -1 when the distance is unresolved.
     """
@@ -168,26 +153,35 @@ def frame_ks(base, sensitive, weight, combos, groups, value_range):
 
     lo, hi = value_range
     n_combos = len(combos)
+    undefined = [np.full(compared.shape[0], np.nan) for _, compared in groups]
     if not hi > lo:  # one value: every distribution is the same
         return [np.where(compared, 0.0, np.nan) for _, compared in groups], 0
-    seg_lo, seg_hi = np.array([lo]), np.array([hi])
-    seg_rows = np.array([np.inf])
-    seg_mass = np.zeros((n_combos, 1))
-    todo, bins = np.array([0]), FIRST_BINS
-    for passes in range(1, MAX_PASSES + 1):
-        # value by value: runs of segments as one range each; in bins: each segment its own
-        ranges = _ranges(todo, seg_lo, seg_hi) if bins is None else \
-            [(float(seg_lo[t]), float(seg_hi[t])) for t in todo]
-        mass, rows, blo, bhi = _count(base, nw, sensitive, weight, ranges, combos, bins)
+    # the segments: their level (0 once read value by value), id, values, rows and weights
+    seg_level = np.zeros(0, dtype=np.int64)
+    seg_id = np.zeros(0, dtype=np.int64)
+    seg_lo, seg_hi, seg_rows = np.zeros(0), np.zeros(0), np.zeros(0)
+    seg_mass = np.zeros((n_combos, 0))
+    level, ids, exact, passes = 1, None, False, 0
+    while True:
+        key, mass, rows, blo, bhi = _count(base, nw, sensitive, weight, combos, value_range,
+                                           level, ids, exact)
+        passes += 1
         keep = np.ones(seg_lo.shape[0], dtype=bool)
-        keep[todo] = False
-        seg_lo = np.concatenate([seg_lo[keep], blo])
-        seg_hi = np.concatenate([seg_hi[keep], bhi])
+        if ids is not None:  # the bins read again give way to what they were split into
+            keep = ~((seg_level == (level if exact else level - 1)) & np.isin(seg_id, ids))
+        seg_level = np.concatenate([seg_level[keep],
+                                    np.full(key.shape[0], 0 if exact else level)])
+        seg_id = np.concatenate([seg_id[keep], np.zeros(key.shape[0], dtype=np.int64)
+                                 if exact else key.astype(np.int64)])
+        seg_lo, seg_hi = np.concatenate([seg_lo[keep], blo]), np.concatenate([seg_hi[keep], bhi])
         seg_rows = np.concatenate([seg_rows[keep], rows])
         seg_mass = np.concatenate([seg_mass[:, keep], mass], axis=1)
         order = np.argsort(seg_lo, kind="stable")
-        seg_lo, seg_hi = seg_lo[order], seg_hi[order]
-        seg_rows, seg_mass = seg_rows[order], seg_mass[:, order]
+        seg_level, seg_id = seg_level[order], seg_id[order]
+        seg_lo, seg_hi, seg_rows = seg_lo[order], seg_hi[order], seg_rows[order]
+        seg_mass = seg_mass[:, order]
+        if np.any(seg_lo[1:] <= seg_hi[:-1]):  # segments must not overlap: never guess
+            return undefined, -1
         bounds = _bounds(seg_mass, groups)
         slack = np.zeros(seg_lo.shape[0])
         for lower, upper, compared in bounds:
@@ -197,10 +191,12 @@ def frame_ks(base, sensitive, weight, combos, groups, value_range):
         unsure = np.flatnonzero(slack > 1e-12)
         if unsure.shape[0] == 0:
             return [np.where(compared, lower, np.nan) for lower, _, compared in bounds], passes
-        if seg_rows[unsure].sum() <= EXACT_ROWS and \
-                len(_ranges(unsure, seg_lo, seg_hi)) <= MAX_SEGMENTS:
-            todo, bins = unsure, None  # value by value
-        else:  # the most uncertain segments, each split in bins
-            top = unsure[np.argsort(-slack[unsure], kind="stable")][:MAX_SEGMENTS]
-            todo, bins = np.sort(top), BINS
-    return [np.full(compared.shape[0], np.nan) for _, compared in groups], -1
+        if exact or unsure.shape[0] > MAX_IDS or np.any(seg_level[unsure] != level):
+            return undefined, -1
+        ids = seg_id[unsure]
+        if seg_rows[unsure].sum() <= EXACT_ROWS:
+            exact = True  # the same level's bins, read value by value
+        elif level < MAX_LEVEL:
+            level += 1
+        else:  # the finest bins still hold too many distinct values
+            return undefined, -1

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..utils._validation import encode_column
 from ._cells import combine_groups
-from ._frame_distances import MAX_PASSES, frame_ks
+from ._frame_distances import frame_ks
 from ._frames import _checked_names, _collect, _numpy, to_narwhals
 from ._regression_engine import QUANTITIES, row_quantities
 
@@ -50,8 +50,9 @@ MSG_NO_DISTANCES = (
     "sensitive columns to have it); the KS distance is exact, from counts in bins."
 )
 MSG_KS_UNRESOLVED = (
-    "the KS distance was not resolved in {passes} passes over the frame: it is left "
-    "undefined (collect the prediction and sensitive columns to have it)."
+    "the KS distance could not be resolved from counts in bins (too many bins tie with the "
+    "largest distance): it is left undefined (collect the prediction and sensitive columns "
+    "to have it)."
 )
 
 _YT, _YP, _W = "__skfm_y_true", "__skfm_y_pred", "__skfm_w"
@@ -155,7 +156,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     names_given = {"label": true_col, "prediction": pred_col}
     notes = [MSG_NO_DISTANCES]
     if passes < 0:
-        notes.append(MSG_KS_UNRESOLVED.format(passes=MAX_PASSES))
+        notes.append(MSG_KS_UNRESOLVED)
     return attributes, overall, weight is not None, names_given, notes
 
 

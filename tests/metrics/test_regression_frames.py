@@ -152,32 +152,36 @@ def test_lazy_ks_unresolved_is_left_undefined_and_said(monkeypatch):
 
     from skfair_manifold.metrics import _frame_distances
 
-    for name, value in (("MAX_PASSES", 2), ("FIRST_BINS", 4), ("BINS", 4), ("EXACT_ROWS", 0)):
+    for name, value in (("LEVEL_BITS", 1), ("MAX_LEVEL", 2), ("EXACT_ROWS", 0)):
         monkeypatch.setattr(_frame_distances, name, value)
     frame = table(n=2000)
     lazy = fairness_report("y", "p", sensitive_features=["sex"], data=pl.from_pandas(frame).lazy(),
                            target_type="continuous")
     assert lazy.gaps["ks_distance"].isna().all()
-    assert any("not resolved" in w for w in lazy.warnings)
+    assert any("could not be resolved" in w for w in lazy.warnings)
 
 
-def test_lazy_ks_refines_bins_until_exact(monkeypatch):
-    """Small bins force several binned passes before the exact one; the result is the
-    in-memory distance all the same."""
+@pytest.mark.parametrize("exact_rows, expected", [(200, [(1, False), (2, False), (3, False)]),
+                                                  (10 ** 6, [(1, False), (1, True)])])
+def test_lazy_ks_refines_bins_until_exact(monkeypatch, exact_rows, expected):
+    """Small bins force passes at finer levels, or the values of the uncertain bins read
+    one by one; the result is the in-memory distance all the same."""
     duckdb = pytest.importorskip("duckdb")
     from skfair_manifold.metrics import _frame_distances
 
-    for name, value in (("MAX_PASSES", 12), ("FIRST_BINS", 16), ("BINS", 16),
-                        ("EXACT_ROWS", 200), ("MAX_SEGMENTS", 8)):
+    for name, value in (("LEVEL_BITS", 3), ("MAX_LEVEL", 16), ("EXACT_ROWS", exact_rows)):
         monkeypatch.setattr(_frame_distances, name, value)
     counted = []
     count = _frame_distances._count
     monkeypatch.setattr(_frame_distances, "_count",
-                        lambda *a: counted.append(a[-1]) or count(*a))
+                        lambda *a: counted.append((a[6], a[8])) or count(*a))
     sex, cases = _ks_cases()
     frame = pd.DataFrame({"sex": sex, "y": cases["tail"], "p": cases["tail"]})
     memory = fairness_report(frame.y, frame.p, sensitive_features=frame["sex"])
-    lazy = fairness_report("y", "p", sensitive_features="sex", data=duckdb.from_df(frame),
-                           target_type="continuous")
-    assert counted.count(16) >= 2 and counted[-1] is None  # binned passes, then exact
-    assert_allclose(lazy.gaps["ks_distance"], memory.gaps["ks_distance"], rtol=1e-12)
+    for name, data in [("duckdb", duckdb.from_df(frame))] + lazy_frames(frame):
+        counted.clear()
+        lazy = fairness_report("y", "p", sensitive_features="sex", data=data,
+                               target_type="continuous")
+        assert counted[:len(expected)] == expected, name
+        assert_allclose(lazy.gaps["ks_distance"], memory.gaps["ks_distance"], rtol=1e-12,
+                        err_msg=name)
