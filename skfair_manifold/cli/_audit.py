@@ -105,6 +105,13 @@ def check_kinds(frame, path, features, *, decision, id, nominal, ordinal, interv
     return [list(dict.fromkeys(cols)) if cols else None for cols in declared.values()]
 
 
+MSG_AMOUNT_PARQUET = (
+    "--decision-type continuous audits a CSV file: a Parquet file is audited cell by cell "
+    "through DuckDB, which counts yes/no decisions only. Convert the file to CSV, or audit "
+    "from Python with the rows in memory."
+)
+
+
 def fit_and_report(auditor, X, y, *, all_rows, progress):
     """Fit, then the evidence of every flagged row in one call of ``report``.
 
@@ -134,7 +141,7 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
 def run_audit(*, file, decision, positive_label, protected, protected_value, features, id,
               graph, nominal, ordinal, interval, seed, all_rows, format, html, html_sheets,
               testers, flagged_rows, batch_size, quiet, sep, output, csv_escape,
-              auditor_options):
+              auditor_options, decision_type="binary"):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
 
     The options are the parser's (:data:`._options.AUDIT_OPTIONS`, defaults
@@ -145,6 +152,11 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     """
     import numpy as np
 
+    amount = decision_type == "continuous"  # the options were checked with the parser's
+    if amount:
+        if is_parquet(file):
+            raise CLIError(MSG_AMOUNT_PARQUET)
+        auditor_options = {**auditor_options, "decision": "continuous"}
     if is_parquet(file):  # CBN-DD cell by cell through DuckDB (``_audit_parquet``)
         from skfair_manifold.cli._audit_parquet import run_audit_parquet
 
@@ -179,8 +191,9 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                                              interval=interval)
     check_no_missing(frame, [decision, *features])
     protected_value = parse_value_like(frame, protected, protected_value, "--protected-value")
-    positive_label = parse_value_like(frame, decision, positive_label, "--positive-label")
-    if frame[decision].nunique() != 2:
+    if not amount:
+        positive_label = parse_value_like(frame, decision, positive_label, "--positive-label")
+    if not amount and frame[decision].nunique() != 2:
         raise CLIError(f"column {decision!r} (--decision) must hold exactly 2 values "
                        f"(a positive and a negative decision); it has "
                        f"{frame[decision].nunique()}.")
@@ -215,11 +228,13 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     if not quiet:
         print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
               f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
-              f"with {protected}={protected_value!s} and a negative decision are flagged as "
+              f"with {protected}={protected_value!s}"
+              f"{'' if amount else ' and a negative decision'} are flagged as "
               f"discriminated.", file=sys.stderr)
         quiet = report.not_flagged_gaps()
         if quiet is not None and quiet["median"] is not None:
-            print(f"not flagged ({quiet['n']}): with these testers a gap p1 - p2 below "
+            gap = "mean1 - mean2" if amount else "p1 - p2"
+            print(f"not flagged ({quiet['n']}): with these testers a gap {gap} below "
                   f"{quiet['median']:.3f} (the median candidate's; from {quiet['low']:.3f} "
                   f"to {quiet['high']:.3f}) could not have been seen; --all-rows writes each "
                   f"row's detectable_gap.", file=sys.stderr)

@@ -12,6 +12,7 @@ from skfair_manifold.cli._options import (
     _describe,
     add_options,
     auditor_options,
+    decision_option_error,
 )
 
 EXIT_OK = 0
@@ -170,6 +171,9 @@ def _main(argv):
     name = args.pop("command_func")
     debug = args.pop("debug", False)
     if name == "audit":  # the auditor's options, only those given: its defaults are its own
+        problem = decision_option_error(args)
+        if problem:
+            parser.error(problem)
         args["auditor_options"] = auditor_options(args)
     outputs = [("-o/--output", args.get("output"))]  # None: standard output
     outputs += [(option, args.get(key)) for option, key in (("--html", "html"),

@@ -10,6 +10,7 @@ imports the auditor). The commands receive the parsed options by name.
 """
 
 import argparse
+import math
 from typing import NamedTuple
 
 
@@ -42,6 +43,17 @@ def _int_at_least(minimum):
 _non_negative_int = _int_at_least(0)
 _positive_int = _int_at_least(1)
 _at_least_two = _int_at_least(2)
+
+
+def _finite_number(text):
+    """An argparse type: a finite number (``--tau``, a rate's or an amount's threshold)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {value}")
+    return value
 
 
 def _testers(text):
@@ -127,6 +139,33 @@ class HelpFormatter(argparse.RawDescriptionHelpFormatter):
         if getattr(action, "from_auditor", False):
             action.auditor_default = auditor_default(action.dest)
         return super()._expand_help(action)
+
+
+MSG_NO_POSITIVE = (
+    "--positive-label is required for a yes/no decision: name the favourable value of "
+    "--decision (or pass --decision-type continuous for an amount)."
+)
+MSG_AMOUNT_POSITIVE = (
+    "--positive-label is for a yes/no decision; with --decision-type continuous the higher "
+    "amount is the favourable one (negate the column where less is favourable)."
+)
+MSG_TAU_RATE = (
+    "argument --tau: must lie in [0, 1] for a yes/no decision (a difference of rates), got "
+    "{tau:g}; for an amount pass --decision-type continuous, and --tau in its units."
+)
+
+
+def decision_option_error(args):
+    """The message of an ``audit`` usage error in the options that depend on the kind of
+    decision (``--positive-label``, ``--tau``), or None."""
+    if args.get("decision_type") == "continuous":
+        return MSG_AMOUNT_POSITIVE if args.get("positive_label") is not None else None
+    if args.get("positive_label") is None:
+        return MSG_NO_POSITIVE
+    tau = args.get("tau")
+    if tau is not None and not 0.0 <= tau <= 1.0:
+        return MSG_TAU_RATE.format(tau=tau)
+    return None
 
 
 def auditor_options(args):
@@ -253,9 +292,15 @@ AUDIT_OPTIONS = [
                         "is audited cell by cell through DuckDB (CBN-DD; "
                         "see --flagged-rows)"),
     option("--decision", required=True, metavar="COLUMN",
-           help="the column of decisions (exactly two values)"),
-    option("--positive-label", required=True, metavar="VALUE",
-           help="the value of --decision that is the favourable decision"),
+           help="the column of decisions (exactly two values, or amounts with "
+                "--decision-type continuous)"),
+    option("--positive-label", metavar="VALUE",
+           help="the value of --decision that is the favourable decision (required for a "
+                "yes/no decision)"),
+    option("--decision-type", choices=["binary", "continuous"], default="binary",
+           help="'binary': a yes/no decision; 'continuous': an amount (a wage, a limit), "
+                "higher is favourable: each protected person's testers' mean amounts are "
+                "compared by Welch's test, --tau in the amount's units (default: binary)"),
     option("--protected", required=True, metavar="COLUMN",
            help="the protected attribute, for example sex"),
     option("--protected-value", required=True, metavar="VALUE",
@@ -275,8 +320,9 @@ AUDIT_OPTIONS = [
            help="tester pairs per row, or 'auto': each row's own, the testers within "
                 "a caliper of it, from 50 (what courts usually ask for) to 400 "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
-    option("--tau", type=_probability,
-           help="the legal threshold on p1 - p2 "
+    option("--tau", type=_finite_number,
+           help="the legal threshold on p1 - p2, in [0, 1] (an amount's: on mean1 - mean2, "
+                "in its units) "
                 "(default: the auditor's, %(auditor_default)s)", auditor=True),
     option("--flag-rule", choices=["exact", "significant", "bound", "tau"],
            help="'exact': flag when p1 - p2 exceeds tau and the exact test of "
