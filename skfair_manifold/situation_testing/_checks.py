@@ -208,6 +208,7 @@ class InputChecks:
         return rows.astype(np.intp)
 
     def _check_decisions(self, y):
+        self._check_params_at_use()  # a decision changed by set_params asks for a new fit
         if self._continuous():
             check_continuous_y(y)
             return

@@ -274,3 +274,45 @@ def test_callers_arrays_unchanged_and_lazy_refused():
     relation = duckdb.from_df(wages.data.assign(wage=y))
     with pytest.raises(ValueError, match="rows in memory"):
         est.fit(relation, "wage")
+
+
+@pytest.mark.parametrize("rule", ["significant", "bound", "tau"])
+def test_person_rules_on_an_amount(rule):
+    """The person-by-person rules read the Welch bounds: each flag satisfies its rule."""
+    wages = make_biased_wages(3000, gap=0.2, random_state=1)
+    est = SituationTestingAuditor(protected="sex", protected_value="female", method="knn",
+                                  decision="continuous", tau=1000.0, flag_rule=rule,
+                                  interval=["experience"]).fit(wages.data, wages.target)
+    out = est.transform(wages.data)
+    flagged = est.flag(wages.data, wages.target)
+    women = (wages.data["sex"] == "female").to_numpy()
+    assert flagged.any() and not flagged[~women].any()
+    report = est.report(wages.data, wages.target)
+    s = report.summary
+    if rule == "bound":
+        assert np.all(s["diff_lower"] > 1000)
+    elif rule == "significant":
+        assert np.all((s["diff"] > 1000) & (s["diff_lower"] > 0))
+    else:
+        assert np.all(s["diff"] > 1000)
+    # the bounds are Welch's: diff -/+ t(1 - alpha_test, df) se
+    t = stats.t.ppf(0.9, out[:, 7])
+    np.testing.assert_allclose(out[:, 3], out[:, 2] - t * out[:, 6], rtol=1e-9)
+
+
+def test_structure_bootstrap_and_pickle_on_an_amount():
+    import pickle
+
+    wages = make_biased_wages(3000, gap=0.2, random_state=2)
+    est = SituationTestingAuditor(protected="sex", protected_value="female",
+                                  decision="continuous", tau=1000.0, structure_bootstrap=3,
+                                  interval=["experience"], random_state=0)
+    est.fit(wages.data, wages.target)
+    report = est.report(wages.data, wages.target)
+    assert len(report) > 0 and set(report.summary["verdict"]) <= {
+        "discriminated", "fragile", "insufficient"}
+    again = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(again.flag(wages.data, wages.target),
+                                  est.flag(wages.data, wages.target))
+    with pytest.raises(ValueError, match="call fit again"):
+        est.set_params(decision="binary").flag(wages.data, wages.target)
