@@ -3,8 +3,8 @@
 Data: ``make_planted_bias(n, random_state=0)``: ``sex`` (protected,
 ``"female"``), ``income``, ``age`` and ``noise`` (continuous), ``region`` and
 ``colour`` (nominal), ``edu`` (ordinal), the decision with bias planted in
-two regions. The auditor at its defaults (``k=50``; CBN-DD learns its graph;
-KNN-DD takes the exact index, ``algorithm="auto"``).
+two regions. The auditor at its defaults (``k=50``, or ``-k auto``; CBN-DD
+learns its graph; KNN-DD takes the exact index, ``algorithm="auto"``).
 
 Each (method, rows) runs in its own Python process, so that its peak
 resident memory (``ru_maxrss``) is its own: the data made, ``fit``,
@@ -36,17 +36,20 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _common import k_value  # noqa: E402
 
 SETTINGS = dict(protected="sex", protected_value="female")
 
 
-def child(method, n, n_jobs):
+def child(method, n, n_jobs, k=50):
     """One audit, timed; prints a JSON line."""
     from skfair_manifold import SituationTestingAuditor
     from skfair_manifold.datasets import make_planted_bias
 
     X, y, _, _ = make_planted_bias(n, random_state=0)
-    aud = SituationTestingAuditor(method=method, n_jobs=n_jobs, **SETTINGS)
+    aud = SituationTestingAuditor(method=method, n_jobs=n_jobs, k=k, **SETTINGS)
     times = {}
     t = time.perf_counter()
     aud.fit(X, y)
@@ -100,16 +103,20 @@ def main(argv=None):
     parser.add_argument("--methods", nargs="+", default=["cbn", "knn"])
     parser.add_argument("--n-jobs", type=int, default=None)
     parser.add_argument("--check-rows", type=int, default=20_000)
+    parser.add_argument("-k", type=k_value, default=50,
+                        help="testers a side, or auto (default: the auditor's 50)")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--check", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(args.child[0], int(args.child[1]), args.n_jobs)
+        return child(args.child[0], int(args.child[1]), args.n_jobs, args.k)
     if args.check:
         return check(args.check)
     jobs = [] if args.n_jobs is None else ["--n-jobs", str(args.n_jobs)]
+    jobs += ["-k", str(args.k)]
     lines = [f"$ python benchmarks/bench_audit_scale.py {' '.join(sys.argv[1:])}".rstrip(), "",
+             f"k = {args.k}", "",
              "| method | rows | fit s | flag s | report s | total s | flagged | peak GiB |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     slopes = []

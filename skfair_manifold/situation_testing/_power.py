@@ -22,6 +22,16 @@ The power is summed exactly over every outcome ``(x1, x2)``; the gap is
 the smallest on a grid of steps of :data:`STEP` (0.005) at which it reaches
 0.8, undefined (nan) when even ``p1 = 1`` would not. It is a statement about
 the design (these testers, this level), not an estimate of the person's gap.
+
+Large sides. Weighted testers can count as thousands of effective testers
+(records taken with a small probability each). Above :data:`TABLE_LIMIT`
+outcomes the flagged region is not tabulated but held by its boundary, the
+least flagged ``x1`` for each ``x2`` (found by bisection with
+:func:`~._pvalue.fisher_pvalue`): the region is an upper set in ``x1``
+(``diff`` grows with ``x1``, and Fisher's one-sided p-value falls with it,
+checked on every tabulated region), so the power is ``sum_x2 P(x2) P(X1 >=
+c(x2))``, in memory linear in the sides. The two ways give the same gaps
+(tested on sides where both run).
 """
 
 import numpy as np
@@ -33,6 +43,8 @@ from ._pvalue import effective_counts, fisher_pvalue, step_up_constant
 POWER = 0.8
 #: the grid of gaps searched
 STEP = 0.005
+#: the outcomes ``(m1 + 1) (m1 + m2 + 1)`` above which the region is held by its boundary
+TABLE_LIMIT = 2_000_000
 
 
 def next_flag_threshold(*, flag_rule, fdr, fdr_method, alpha_test, n_candidates,
@@ -60,8 +72,11 @@ def _region(m1, m2, tau, threshold):
     """
     from scipy.special import gammaln
 
-    def log_choose(n, k):
-        return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
+    log_factorial = gammaln(np.arange(m1 + m2 + 2, dtype=np.float64))  # log((i - 1)!)
+
+    def log_choose(n, k):  # whole n >= k >= 0, by look-up
+        n, k = np.asarray(n, dtype=np.intp), np.asarray(k, dtype=np.intp)
+        return log_factorial[n + 1] - log_factorial[k + 1] - log_factorial[n - k + 1]
 
     t = np.arange(m1 + m2 + 1)[:, None]
     a = np.arange(m1 + 1)[None, :]  # x1 along each total
@@ -70,7 +85,7 @@ def _region(m1, m2, tau, threshold):
     with np.errstate(invalid="ignore"):
         log_pmf = log_choose(m1, a) + log_choose(m2, np.where(valid, b, 0)) \
             - log_choose(m1 + m2, t)
-    pmf = np.where(valid, np.exp(log_pmf), 0.0)
+    pmf = np.exp(np.where(valid, log_pmf, -np.inf))  # 0 outside the law, no overflow
     tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P(X >= x1 | t)
     x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
     p = np.clip(tail[x1 + x2, x1], 0.0, 1.0)
@@ -86,12 +101,75 @@ def _region(m1, m2, tau, threshold):
 def power_curve(m1, m2, p2, tau, threshold, gaps, region=None):
     """The probability of a flag at each gap of ``gaps`` (exact, over every outcome)."""
     m1, m2 = int(m1), int(m2)
+    if region is None and (m1 + 1) * (m1 + m2 + 1) > TABLE_LIMIT:
+        return _boundary_power(m1, m2, p2, gaps, _boundary(m1, m2, tau, threshold))
     if region is None:
         region = _region(m1, m2, tau, threshold)
-    pmf2 = stats.binom.pmf(np.arange(m2 + 1), m2, p2)
+    return _power(m1, p2, gaps, _flag_given_x1(region, m2, p2))
+
+
+def _flag_given_x1(region, m2, p2):
+    """``P(flag | x1)`` for each ``x1``: the region summed over ``x2 ~ Binomial(m2, p2)``."""
+    return region.astype(np.float64) @ stats.binom.pmf(np.arange(m2 + 1), m2, p2)
+
+
+def _power(m1, p2, gaps, given_x1):
+    """The probability of a flag at each gap: ``x1 ~ Binomial(m1, p2 + gap)``."""
     rates = np.clip(p2 + np.asarray(gaps, dtype=np.float64), 0.0, 1.0)
     pmf1 = stats.binom.pmf(np.arange(m1 + 1)[None, :], m1, rates[:, None])
-    return pmf1 @ region.astype(np.float64) @ pmf2
+    return pmf1 @ given_x1
+
+
+def _boundary(m1, m2, tau, threshold):
+    """The least flagged ``x1`` for each ``x2`` (``m1 + 1``: none), by bisection."""
+    x2 = np.arange(m2 + 1, dtype=np.float64)
+    lo = np.zeros(m2 + 1, dtype=np.int64)
+    hi = np.full(m2 + 1, m1 + 1, dtype=np.int64)  # the answer lies in [lo, hi]
+    while True:
+        active = np.flatnonzero(lo < hi)
+        if active.shape[0] == 0:
+            return lo
+        mid = (lo[active] + hi[active]) // 2
+        b = x2[active]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            diff = mid / m1 - b / m2
+        p = fisher_pvalue(mid.astype(np.float64), np.full(mid.shape[0], float(m1)), b,
+                          np.full(mid.shape[0], float(m2)))
+        flagged = (diff - tau > 1e-12) & (p <= threshold)
+        hi[active] = np.where(flagged, mid, hi[active])
+        lo[active] = np.where(flagged, lo[active], mid + 1)
+
+
+def _boundary_power(m1, m2, p2, gaps, least):
+    """The probability of a flag at each gap, from the region's boundary ``least``."""
+    pmf2 = stats.binom.pmf(np.arange(m2 + 1), m2, p2)
+    rates = np.clip(p2 + np.asarray(gaps, dtype=np.float64), 0.0, 1.0)
+    reach = stats.binom.sf(least[None, :] - 1, m1, rates[:, None])  # P(X1 >= c(x2))
+    return reach @ pmf2
+
+
+def _first_reaching(power, gaps, monotone):
+    """The first gap of ``gaps`` whose power (``power(gaps)``) reaches :data:`POWER`
+    (nan: none).
+
+    ``monotone``: the region is an upper set in ``x1`` for every ``x2``, so the
+    power grows with the gap and a bisection finds the gap the scan would
+    (about 8 evaluations instead of one per gap); otherwise every gap is
+    evaluated.
+    """
+    if not monotone:
+        reached = np.flatnonzero(power(gaps) >= POWER)
+        return round(float(gaps[reached[0]]), 10) if reached.shape[0] else np.nan
+    lo, hi = 0, gaps.shape[0] - 1
+    if power(gaps[hi:])[0] < POWER:
+        return np.nan
+    while lo < hi:  # the first index whose power reaches POWER lies in [lo, hi]
+        mid = (lo + hi) // 2
+        if power(gaps[mid:mid + 1])[0] >= POWER:
+            hi = mid
+        else:
+            lo = mid + 1
+    return round(float(gaps[lo]), 10)
 
 
 def detectable_gaps(p1, n1_eff, p2, n2_eff, *, tau, threshold):
@@ -105,18 +183,30 @@ def detectable_gaps(p1, n1_eff, p2, n2_eff, *, tau, threshold):
     if index.shape[0] == 0:
         return out
     keys = np.column_stack([m1[index], m2[index], x2[index]])
+    # sorted by the sides' sizes: one region (which depends on them only) held at a time
     distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
     found = np.full(distinct.shape[0], np.nan)
-    regions = {}
+    sizes, region, least, monotone = None, None, None, False
     for j, (a, b, x) in enumerate(distinct):
-        if (a, b) not in regions:  # the outcomes flagged depend on the sides' sizes only
-            regions[a, b] = _region(int(a), int(b), tau, threshold)
+        a, b = int(a), int(b)
+        if sizes != (a, b):
+            sizes = (a, b)
+            if (a + 1) * (a + b + 1) <= TABLE_LIMIT:
+                region, least = _region(a, b, tau, threshold), None
+                monotone = bool(np.all(region[1:] >= region[:-1]))
+            else:  # large sides: the boundary of the region (an upper set in x1)
+                region, least, monotone = None, _boundary(a, b, tau, threshold), True
         rate = x / b
         gaps = np.arange(0.0, 1.0 - rate + STEP / 2, STEP)
-        curve = power_curve(a, b, rate, tau, threshold, gaps, region=regions[a, b])
-        reached = np.flatnonzero(curve >= POWER)
-        if reached.shape[0]:
-            found[j] = round(float(gaps[reached[0]]), 10)
+        if least is None:
+            given_x1 = _flag_given_x1(region, b, rate)
+
+            def power(g, a=a, rate=rate, given_x1=given_x1):
+                return _power(a, rate, g, given_x1)
+        else:
+            def power(g, a=a, b=b, rate=rate, least=least):
+                return _boundary_power(a, b, rate, g, least)
+        found[j] = _first_reaching(power, gaps, monotone)
     out[index] = found[inverse.reshape(-1)]
     return out
 

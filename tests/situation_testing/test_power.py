@@ -69,7 +69,8 @@ def test_the_power_curve_is_the_sum_over_every_outcome():
 
 
 @pytest.mark.parametrize("m1, m2, p2, threshold", [
-    (50, 50, 0.3, 0.01), (50, 50, 0.6, 0.1), (30, 80, 0.2, 0.002), (150, 150, 0.4, 0.01)])
+    (50, 50, 0.3, 0.01), (50, 50, 0.6, 0.1), (30, 80, 0.2, 0.002), (150, 150, 0.4, 0.01),
+    (3000, 2500, 0.4, 1e-3)])  # the last by the region's boundary (large sides)
 def test_a_gap_at_the_stated_value_is_found_at_least_80_percent_of_the_time(
         m1, m2, p2, threshold):
     """Simulated situations with a known gap: at the stated smallest detectable gap (and
@@ -147,3 +148,42 @@ def test_the_not_flagged_summary_is_the_median_over_people():
         assert cells["median"] == pytest.approx(np.median(np.repeat(quiet, counts[2:])),
                                                 abs=1e-15)
         assert cells["n"] == counts[[0, *range(2, n)]].sum()
+
+
+def test_every_region_is_an_upper_set_in_x1():
+    """The boundary path's premise: for each x2, the flagged x1 are all those above one
+    value (diff grows with x1, Fisher's one-sided p-value falls with it)."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        m1, m2 = (int(v) for v in rng.integers(1, 160, 2))
+        threshold = float(10 ** rng.uniform(-5, -0.5))
+        region = _region(m1, m2, 0.05, threshold)
+        assert np.all(region[1:] >= region[:-1]), (m1, m2, threshold)
+
+
+@pytest.mark.parametrize("threshold", [0.1, 0.01, 1e-4])
+def test_the_boundary_gives_the_gaps_of_the_table(monkeypatch, threshold):
+    from skfair_manifold.situation_testing import _power
+
+    rng = np.random.default_rng(4)
+    n = 60
+    m1 = rng.integers(2, 300, n).astype(float)
+    m2 = rng.integers(2, 300, n).astype(float)
+    p2 = rng.integers(0, 1000, n) / 1000.0
+    table = detectable_gaps(p2, m1, p2, m2, tau=0.05, threshold=threshold)
+    monkeypatch.setattr(_power, "TABLE_LIMIT", 0)  # every region by its boundary
+    boundary = detectable_gaps(p2, m1, p2, m2, tau=0.05, threshold=threshold)
+    np.testing.assert_array_equal(boundary, table)
+    assert np.isfinite(table).sum() > n / 2
+
+
+def test_thousands_of_effective_testers_are_measured_in_little_memory():
+    import tracemalloc
+
+    tracemalloc.start()
+    gap = detectable_gaps(np.array([0.4]), np.array([6000.0]), np.array([0.4]),
+                          np.array([5000.0]), tau=0.05, threshold=1e-3)[0]
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    # a table of 6001 x 11001 outcomes would hold 528 MB a copy
+    assert peak < 50 * 2 ** 20 and 0.05 < gap < 0.1
