@@ -70,15 +70,25 @@ def _region(m1, m2, tau, threshold):
     :func:`~._pvalue.fisher_pvalue`, so the region is the one that function
     gives, outcome by outcome.
     """
+    tail = _tails(np.arange(m1 + m2 + 1), m1, m2, _log_factorials(m1 + m2))
+    x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
+    return _flagged(tail[x1 + x2, x1], x1, x2, m1, m2, tau, threshold)
+
+
+def _log_factorials(n):
+    """``log((i - 1)!)`` for ``i`` in ``0 .. n + 1`` (index 0 unused)."""
     from scipy.special import gammaln
 
-    log_factorial = gammaln(np.arange(m1 + m2 + 2, dtype=np.float64))  # log((i - 1)!)
+    return gammaln(np.arange(n + 2, dtype=np.float64))
 
+
+def _tails(totals, m1, m2, log_factorial):
+    """``P(X >= x1 | t)`` for each total of ``totals`` (rows) and ``x1`` (columns)."""
     def log_choose(n, k):  # whole n >= k >= 0, by look-up
         n, k = np.asarray(n, dtype=np.intp), np.asarray(k, dtype=np.intp)
         return log_factorial[n + 1] - log_factorial[k + 1] - log_factorial[n - k + 1]
 
-    t = np.arange(m1 + m2 + 1)[:, None]
+    t = np.asarray(totals)[:, None]
     a = np.arange(m1 + 1)[None, :]  # x1 along each total
     b = t - a  # x2
     valid = (b >= 0) & (b <= m2)
@@ -86,9 +96,13 @@ def _region(m1, m2, tau, threshold):
         log_pmf = log_choose(m1, a) + log_choose(m2, np.where(valid, b, 0)) \
             - log_choose(m1 + m2, t)
     pmf = np.exp(np.where(valid, log_pmf, -np.inf))  # 0 outside the law, no overflow
-    tail = np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]  # P(X >= x1 | t)
-    x1, x2 = np.meshgrid(np.arange(m1 + 1), np.arange(m2 + 1), indexing="ij")
-    p = np.clip(tail[x1 + x2, x1], 0.0, 1.0)
+    return np.cumsum(pmf[:, ::-1], axis=1)[:, ::-1]
+
+
+def _flagged(p, x1, x2, m1, m2, tau, threshold):
+    """Whether the rule flags each outcome, its tail ``p`` checked again by
+    :func:`~._pvalue.fisher_pvalue` within a relative ``1e-9`` of ``threshold``."""
+    p = np.clip(p, 0.0, 1.0)
     near = np.abs(p - threshold) <= 1e-9 * max(threshold, 1e-300)
     if near.any():
         p[near] = fisher_pvalue(x1[near], np.full(int(near.sum()), m1), x2[near],
@@ -120,24 +134,26 @@ def _power(m1, p2, gaps, given_x1):
     return pmf1 @ given_x1
 
 
-def _boundary(m1, m2, tau, threshold):
-    """The least flagged ``x1`` for each ``x2`` (``m1 + 1``: none), by bisection."""
-    x2 = np.arange(m2 + 1, dtype=np.float64)
-    lo = np.zeros(m2 + 1, dtype=np.int64)
-    hi = np.full(m2 + 1, m1 + 1, dtype=np.int64)  # the answer lies in [lo, hi]
-    while True:
-        active = np.flatnonzero(lo < hi)
-        if active.shape[0] == 0:
-            return lo
-        mid = (lo[active] + hi[active]) // 2
-        b = x2[active]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            diff = mid / m1 - b / m2
-        p = fisher_pvalue(mid.astype(np.float64), np.full(mid.shape[0], float(m1)), b,
-                          np.full(mid.shape[0], float(m2)))
-        flagged = (diff - tau > 1e-12) & (p <= threshold)
-        hi[active] = np.where(flagged, mid, hi[active])
-        lo[active] = np.where(flagged, lo[active], mid + 1)
+def _boundary(m1, m2, tau, threshold, chunk_cells=1 << 18):
+    """The least flagged ``x1`` for each ``x2`` (``m1 + 1``: none).
+
+    The outcomes of :func:`_region`, the same p-values, taken a block of
+    totals at a time (at most ``chunk_cells`` outcomes), so that memory stays
+    linear in the sides.
+    """
+    log_factorial = _log_factorials(m1 + m2)
+    least = np.full(m2 + 1, m1 + 1, dtype=np.int64)
+    rows = max(1, chunk_cells // (m1 + 1))
+    for start in range(0, m1 + m2 + 1, rows):
+        totals = np.arange(start, min(start + rows, m1 + m2 + 1))
+        tail = _tails(totals, m1, m2, log_factorial)
+        t, x1 = np.divmod(np.arange(tail.size), m1 + 1)
+        x2 = totals[t] - x1
+        keep = (x2 >= 0) & (x2 <= m2)
+        t, x1, x2 = t[keep], x1[keep], x2[keep]
+        hit = _flagged(tail[t, x1], x1, x2, m1, m2, tau, threshold)
+        np.minimum.at(least, x2[hit], x1[hit])
+    return least
 
 
 def _boundary_power(m1, m2, p2, gaps, least):
