@@ -263,24 +263,6 @@ class SideIndex:
         if b == 0 or n_units == 0:
             return np.zeros(b)
         E = embed(Qp, self.domains, self.weights, self.nominal)
-        # units certainly within (the tree's distance is within the slack of the exact
-        # one): cap + 2 of them hold more than cap records with one copy left out, all
-        # the caller keeps
-        sure = self.tree.query_radius(E, r=max(radius - _SLACK, 0.0), count_only=True)
-        full = sure >= int(cap) + 2
-        if full.any():
-            count = sure.astype(np.float64)
-            rest = np.flatnonzero(~full)
-            count[rest] = self._within_nearest(Qp[rest], E[rest], radius, cap)
-            return count
-        return self._within_nearest(Qp, E, radius, cap)
-
-    def _within_nearest(self, Qp, E, radius, cap):
-        """``within`` from the ``cap + 1`` nearest units of each query."""
-        b = Qp.shape[0]
-        n_units = self.P.shape[0]
-        if b == 0:
-            return np.zeros(0)
         m = min(int(cap) + 1, n_units)
         dist, idx = self.tree.query(E, k=m, return_distance=True, sort_results=True)
         row = np.repeat(np.arange(b), m)

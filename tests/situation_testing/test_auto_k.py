@@ -55,16 +55,15 @@ def test_the_grid_is_the_floor_times_powers_of_the_fourth_root_of_two():
         within[above], AUTO_CEILING)).all()
 
 
-@pytest.mark.parametrize("cap", [5, 120, 400])  # 5: the index's count of sure units serves
 @pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
-def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm, cap):
+def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm):
     est, X, y, _, _ = fitted("knn", n=600, algorithm=algorithm)
     Z = est._encode(X.to_numpy(dtype=object))
     rows = np.arange(0, 600, 37)
     self_unit = est._units.lookup(Z)[rows]
     sel = est._method.selector
     Q = est._method.query(Z)
-    radius = 0.2
+    radius, cap = 0.2, 120
     got = est._method.within(Q[rows], self_unit, radius, cap)
     group = est._group(Z)
     for i, r in enumerate(rows):
