@@ -27,7 +27,7 @@ from ._methods import METHOD_NAMES
 from ._pvalue import FDR_METHODS
 from ._records import check_no_datetime
 from ._citests import TESTS
-from ._continuous import DECISIONS, check_continuous_y
+from ._continuous import DECISIONS, check_continuous_y, decision_codes
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
@@ -256,13 +256,18 @@ class InputChecks:
         """True for the protected group, from the protected column."""
         return Z[:, self.protected_index_] == self._protected_value_code
 
-    def _candidates(self, Z, y, out=None):
+    def _candidates(self, Z, y):
         """The rows that can be flagged: the protected group with the negative decision;
         for a continuous decision, the whole protected group (``_continuous``)."""
         group = self._group(Z)
         if not self._continuous():
             return group & ~self._positive(y)
         return group
+
+    def _decision_classes(self, positive):
+        """The decision as classes, for the structure search and the supervised bins:
+        ``positive`` (``_positive``'s) as 0/1, a continuous one above its median or not."""
+        return decision_codes(positive) if self._continuous() else positive.astype(np.intp)
 
     def _positive(self, y, fitting=False):
         y = np.asarray(y)

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
-from ._continuous import MSG_CONTINUOUS_OPTION, decision_codes
+from ._continuous import MSG_CONTINUOUS_OPTION
 from ._checks import (
     FIT_PARAMS,
     MSG_NO_PROTECTED,
@@ -75,7 +75,7 @@ class Fitting:
                        why=f"at most the number of rows ({n}): a bin cannot hold less than "
                        "one row")
         # the classes the supervised bins and the structure search see (``_continuous``)
-        codes = decision_codes(positive) if self._continuous() else positive.astype(np.intp)
+        codes = self._decision_classes(positive)
         records.fit_bins(codes, n_bins=self.n_bins, binning=self.binning)
         self.attribute_kinds_ = {columns[j]: records.kinds[j] for j in range(p)}
         self.bin_edges_ = {columns[j]: e.copy() for j, e in records.bin_edges.items()}

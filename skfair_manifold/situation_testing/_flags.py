@@ -103,22 +103,18 @@ class FlagCore:
             return out, n, n_eff
         return out
 
-    def _table(self, res, self_unit, cell_rows, selector=None):
+    def _table(self, res, self_unit, cell_rows):
         """``rate_table`` of the selector's sums, or for a continuous decision
         ``mean_table`` of the testers' moments (:mod:`._continuous`): (m, 6 or 8), n_eff.
-        ``cell_rows``: the method's cells (continuous only); ``selector``: one other than
-        the method's (the structure bootstrap's), whose cells are subgroups too."""
+        ``cell_rows``: the cells of the selector that gave ``res`` (continuous only; the
+        sums of the last cells asked for are kept)."""
         if cell_rows is None:
             return rate_table(res[0], res[1], res[2], alpha=self._alpha_test(),
                               bound=self.bound)
-        if selector is not None:  # a CBN-DD selector on another Q: its own subgroups
-            from ._evidence import CellRows
-            cell_rows = CellRows(selector.seg_rows, selector.seg_bounds, sides=2)
-            sums = segment_sums(cell_rows, self._y_fit.astype(np.float64))
-        else:
-            if self._cell_sums is None:
-                self._cell_sums = segment_sums(cell_rows, self._y_fit.astype(np.float64))
-            sums = self._cell_sums
+        if self._cell_sums is None or self._cell_sums[0] is not cell_rows.rows:
+            self._cell_sums = (cell_rows.rows,
+                               segment_sums(cell_rows, self._y_fit.astype(np.float64)))
+        sums = self._cell_sums[1]
         own = np.full(self_unit.shape[0], np.nan)
         fitted = self_unit >= 0
         own[fitted] = self._y_fit[self._units.first_row[self_unit[fitted]]]
@@ -194,11 +190,9 @@ class FlagCore:
         """The rates of the rows that may be candidates, and the candidates: returns
         ``(candidate, out, n, n_eff, self_unit)`` (``flag`` and ``report``)."""
         self_unit = self._self_units(Z, y)
-        maybe = self._group(Z)
-        if not self._continuous():
-            maybe &= ~self._positive(y)  # no other row can be flagged
-        out, n, n_eff = self._rates(Z, self_unit=self_unit, rows=np.flatnonzero(maybe))
-        return self._candidates(Z, y, out), out, n, n_eff, self_unit
+        candidate = self._candidates(Z, y)  # no other row can be flagged
+        out, n, n_eff = self._rates(Z, self_unit=self_unit, rows=np.flatnonzero(candidate))
+        return candidate, out, n, n_eff, self_unit
 
     def _decide(self, out, Z, y, n_eff):
         """The flags, the candidates' q-values and the audit's p-value cut-off.
@@ -213,7 +207,7 @@ class FlagCore:
         ``n_eff`` (the effective testers of each side, ``_rates``' third
         value) gives the discrete procedure its tests' laws.
         """
-        return self._decide_candidates(out, self._candidates(Z, y, out), n_eff)
+        return self._decide_candidates(out, self._candidates(Z, y), n_eff)
 
     def _decide_candidates(self, out, candidate, n_eff, counts=None):
         """``_decide`` given the candidates; ``counts``: the rows each row of ``out``

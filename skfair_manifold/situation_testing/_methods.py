@@ -269,9 +269,11 @@ class CBNMethod(SelectorMethod):
     def query(self, Z):
         return self.records.binned(Z)[:, self.q]
 
-    def cell_rows(self):
-        """A cell is one side of a subgroup (the records of one profile over Q)."""
-        return CellRows(self.selector.seg_rows, self.selector.seg_bounds, sides=2)
+    def cell_rows(self, selector=None):
+        """A cell is one side of a subgroup (the records of one profile over Q);
+        ``selector``: one on another Q (the structure bootstrap's), else the method's."""
+        selector = self.selector if selector is None else selector
+        return CellRows(selector.seg_rows, selector.seg_bounds, sides=2)
 
     def cell_values(self, cells, y_fit):
         """The subgroup's profile over Q, interval columns as their bins."""

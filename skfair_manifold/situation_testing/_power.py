@@ -26,8 +26,9 @@ the design (these testers, this level), not an estimate of the person's gap.
 Large sides. Weighted testers can count as thousands of effective testers
 (records taken with a small probability each). Above :data:`TABLE_LIMIT`
 outcomes the flagged region is not tabulated but held by its boundary, the
-least flagged ``x1`` for each ``x2`` (found by bisection with
-:func:`~._pvalue.fisher_pvalue`): the region is an upper set in ``x1``
+least flagged ``x1`` for each ``x2`` (from the same tails and the same
+recheck near the threshold, a block of totals at a time): the region is an
+upper set in ``x1``
 (``diff`` grows with ``x1``, and Fisher's one-sided p-value falls with it,
 checked on every tabulated region), so the power is ``sum_x2 P(x2) P(X1 >=
 c(x2))``, in memory linear in the sides. The two ways give the same gaps

@@ -174,7 +174,6 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     from sklearn.utils import check_random_state
 
     from ._auto_k import auto_caliper, auto_k, rates_at
-    from ._continuous import decision_codes
     from ._parent_search import local_parent_search, search_inputs
     from ._weak_parents import rule_k
 
@@ -184,7 +183,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     codes, candidates = search_inputs(B, records.identifiers)
     positive = est._positive(est._y_fit)
     group = est._group(records.Z)
-    e = decision_codes(positive) if est._continuous() else positive.astype(np.intp)
+    e = est._decision_classes(positive)
     c = est.protected_index_
     n = codes.shape[0]
     Q = records.binned(Z[rows])
@@ -210,7 +209,7 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
             k = auto_k(selector, Q[:, q], self_unit, auto_caliper("cbn", est.tau),
                        n_jobs=est.n_jobs)
         out = est._table(rates_at(selector, Q[:, q], self_unit, k, n_jobs=est.n_jobs,
-                                  cells=est._continuous()), self_unit, est._method.cell_rows()
-                         if est._continuous() else None, selector=selector)[0]
+                                  cells=est._continuous()), self_unit,
+                         est._method.cell_rows(selector) if est._continuous() else None)[0]
         kept += holds(out)
     return kept / max(n_replicates, 1), qs
