@@ -260,25 +260,22 @@ class FlagCore:
 
     def _rule_text(self):
         """The flag rule in words (``flag_rule_``, the evidence's ``rule``)."""
-        text = self._rate_rule_text()
-        if self._continuous():
-            text = text.replace("exact test", "Welch's t-test of the mean decisions")
-        return text
-
-    def _rate_rule_text(self):
+        continuous = self._continuous()
+        test = "Welch's t-test of the mean decisions" if continuous else "exact test"
+        bound = "Welch t" if continuous else self.bound  # the bounds of diff
         if self.flag_rule == "tau":
             return f"diff > {self.tau:g}"
         if self.flag_rule == "exact":
             single = f"p_value <= {self._alpha_test():g}"
             if self.fdr is None:
-                return f"diff > {self.tau:g} and {single} (exact test, person by person)"
+                return f"diff > {self.tau:g} and {single} ({test}, person by person)"
             name = FDR_NAMES[self.fdr_method]
-            return (f"diff > {self.tau:g} and q_value <= {self.fdr:g} (exact test, {name} "
+            return (f"diff > {self.tau:g} and q_value <= {self.fdr:g} ({test}, {name} "
                     f"false discovery rate across the audit; a single candidate: {single})")
         level = 100 * (1 - self._alpha_test())
         if self.flag_rule == "significant":
-            return f"diff > {self.tau:g} and diff_lower > 0 ({self.bound}, one-sided {level:g}%)"
-        return f"diff_lower > {self.tau:g} ({self.bound}, one-sided {level:g}%)"
+            return f"diff > {self.tau:g} and diff_lower > 0 ({bound}, one-sided {level:g}%)"
+        return f"diff_lower > {self.tau:g} ({bound}, one-sided {level:g}%)"
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.

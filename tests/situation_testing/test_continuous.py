@@ -289,6 +289,8 @@ def test_person_rules_on_an_amount(rule):
     assert flagged.any() and not flagged[~women].any()
     report = est.report(wages.data, wages.target)
     s = report.summary
+    if rule != "tau":  # the rule's words name the bounds it reads
+        assert "Welch t" in est.flag_rule_ and "wald" not in est.flag_rule_
     if rule == "bound":
         assert np.all(s["diff_lower"] > 1000)
     elif rule == "significant":
