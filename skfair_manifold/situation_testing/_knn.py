@@ -302,19 +302,25 @@ class KNNSelector:
         out = np.zeros((m, 2))
         for s, side in enumerate(self.sides):
             col = np.where(self_unit >= 0, side["col_of_unit"][np.maximum(self_unit, 0)], -1)
-            if self._uses_index(side, cap):
-                count = self._index(side).within(uq, radius, cap)[q_prof]
-            else:
-                rows = max(1, _CHUNK_CELLS // max(side["units"].shape[0], 1))
-                tasks = [(uq[i:i + rows], s, radius) for i in range(0, uq.shape[0], rows)]
-                parts = run_blocks(self._within_block, tasks, n_jobs=n_jobs)
-                count = np.concatenate(parts)[q_prof] if parts else np.zeros(m)
+            tree = self._uses_index(side, cap)
+            if tree:
+                self._index(side)
+            # a block holds _CHUNK_CELLS distances: the cap + 1 nearest units of each query
+            # through the index, every unit otherwise
+            width = int(cap) + 1 if tree else side["units"].shape[0]
+            rows = max(1, _CHUNK_CELLS // max(width, 1))
+            tasks = [(uq[i:i + rows], s, radius, cap if tree else None)
+                     for i in range(0, uq.shape[0], rows)]
+            parts = run_blocks(self._within_block, tasks, n_jobs=n_jobs)
+            count = np.concatenate(parts)[q_prof] if parts else np.zeros(m)
             out[:, s] = np.minimum(count - (col >= 0), cap)
         return out
 
     def _within_block(self, task):
-        V, s, radius = task
+        V, s, radius, cap = task
         side = self.sides[s]
+        if cap is not None:  # through the index
+            return side["index"].within(V, radius, cap)
         if self.use_onehot:
             D = self._terms(V) @ side["onehot_T"]
             np.round(D, _DECIMALS, out=D)

@@ -55,8 +55,16 @@ def test_the_grid_is_the_floor_times_powers_of_the_fourth_root_of_two():
         within[above], AUTO_CEILING)).all()
 
 
-@pytest.mark.parametrize("algorithm", ["brute", "kd_tree"])
-def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm):
+@pytest.mark.parametrize("algorithm, chunk_cells, n_jobs", [
+    ("brute", None, None), ("kd_tree", None, None),
+    # blocks of 4 queries (121 cells each), on two workers
+    ("brute", 500, 2), ("kd_tree", 500, 2)])
+def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm, chunk_cells,
+                                                                  n_jobs, monkeypatch):
+    from skfair_manifold.situation_testing import _knn
+
+    if chunk_cells is not None:
+        monkeypatch.setattr(_knn, "_CHUNK_CELLS", chunk_cells)
     est, X, y, _, _ = fitted("knn", n=600, algorithm=algorithm)
     Z = est._encode(X.to_numpy(dtype=object))
     rows = np.arange(0, 600, 37)
@@ -64,7 +72,8 @@ def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm):
     sel = est._method.selector
     Q = est._method.query(Z)
     radius, cap = 0.2, 120
-    got = est._method.within(Q[rows], self_unit, radius, cap)
+    got = est._method.within(Q[rows], self_unit, radius, cap, n_jobs=n_jobs)
+    assert all((side["index"] is not None) == (algorithm == "kd_tree") for side in sel.sides)
     group = est._group(Z)
     for i, r in enumerate(rows):
         d = np.array([plain_knn_distance(Q[r], Q[j], sel.nominal, np.asarray(
