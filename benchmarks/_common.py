@@ -201,8 +201,9 @@ def audit_error_control(est, X, y, *, discriminated=None, clean=None):
     rates made by ``flag`` then ``report``: 1 when ``report`` reuses
     ``flag``'s rates), ``flag_s`` and ``report_s`` (seconds) and, given the
     truth (boolean masks over the rows), ``recall`` (share of the
-    discriminated flagged) and ``precision`` (discriminated flagged over
-    flagged among the discriminated and the clean candidates).
+    discriminated flagged), ``precision`` (discriminated flagged over
+    flagged among the discriminated and the clean candidates) and ``fdp``
+    (clean flagged over every flag: the false discovery proportion).
     """
     import numpy as np
 
@@ -225,6 +226,11 @@ def audit_error_control(est, X, y, *, discriminated=None, clean=None):
         fp = int((flags & clean).sum())
         res["recall"] = tp / max(int(discriminated.sum()), 1)
         res["precision"] = tp / (tp + fp) if tp + fp else float("nan")
+        # the false discovery proportion the procedure promises to keep: the flagged women
+        # of situations without bias among every flag (the negative women of the biased
+        # situations who were not flipped count as true for it, not for the precision)
+        res["fdp"] = fp / flags.sum() if flags.sum() else 0.0
+        res["n_discriminated_flagged"], res["n_clean_flagged"] = tp, fp
     return res
 
 

@@ -246,7 +246,11 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
         "negative decision) flagged. 'alone': each person tested alone at alpha_test = 0.1 "
         "(no false discovery rate). Planted: share 50%; recall = flipped women flagged; "
         "precision = flipped flagged / (flipped flagged + flagged women with a negative "
-        "decision outside the biased regions). Verdicts: shares among the flagged. "
+        "decision outside the biased regions); FDP = those women over every flag (the "
+        "proportion the false discovery rate bounds: the negative women of the biased "
+        "regions who were not flipped count as true discoveries for it); flags: the "
+        "flipped, the clean and every woman flagged (mean over the repeats). Verdicts: "
+        "shares among the flagged. "
         "Passes: passes over every row's rates by `flag` then `report` (1: `report` reused "
         "`flag`'s rates); report s / flag s. Standard deviation over the repeats in "
         "parentheses. Insufficient: fewer than 10 effective testers a side, or fewer than 10 "
@@ -255,9 +259,10 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
         "procedure across the audit at level 0.1 (bh: Benjamini-Hochberg; dbh: the discrete "
         "step-up of Doehler, Durand and Roquain).")
     out()
-    out("| method | K | fdr | null flagged | null alone | planted recall | precision | planted "
-        "alone | verdicts (planted) | passes | report s / flag s |")
-    out("|---|---:|---|---:|---:|---:|---:|---:|---|---:|---:|")
+    out("| method | K | fdr | null flagged | null alone | planted recall | precision | FDP | "
+        "flags: flipped / clean / all | planted alone | verdicts (planted) | passes | "
+        "report s / flag s |")
+    out("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|")
     t0 = time.perf_counter()
     learned_q = set()
     for method in ("cbn", "knn"):
@@ -291,7 +296,10 @@ def part_error_control(n, repeats, ks, n_boot=0, fdr_methods=("bh",)):
                 planted = [row[0.5] for row in rows[fm]]
                 out(f"| {method.upper()}-DD | {k} | {fm} | {result_mean(null, 'flagged'):.4f} | "
                     f"{result_mean(null, 'alone'):.3f} | {mean_sd_cell(planted, 'recall')} | "
-                    f"{mean_sd_cell(planted, 'precision')} | "
+                    f"{mean_sd_cell(planted, 'precision')} | {result_mean(planted, 'fdp'):.3f} | "
+                    f"{result_mean(planted, 'n_discriminated_flagged'):.0f} / "
+                    f"{result_mean(planted, 'n_clean_flagged'):.0f} / "
+                    f"{result_mean(planted, 'n_flagged'):.0f} | "
                     f"{result_mean(planted, 'alone'):.3f} | {verdict_shares(verdicts[fm])} | "
                     f"{max(res['report_passes'] for res in planted)} | "
                     f"{np.mean([res['report_s'] / res['flag_s'] for res in planted]):.2f} |")
