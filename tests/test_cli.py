@@ -877,7 +877,8 @@ def test_the_audit_options_of_the_auditor_are_its_parameters_with_its_defaults()
     and reaches it only when given."""
     import inspect
 
-    from skfair_manifold.cli._options import AUDIT_OPTIONS, _dest, auditor_options
+    from skfair_manifold.cli._audit_options import AUDIT_OPTIONS, auditor_options
+    from skfair_manifold.cli._options import _dest
     from skfair_manifold.situation_testing import SituationTestingAuditor
     from skfair_manifold.situation_testing._checks import PARAMETER_CONSTRAINTS
 

@@ -144,7 +144,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
               auditor_options, decision_type="binary"):
     """The ``audit`` command; returns the exit code (0), raises CLIError on bad input.
 
-    The options are the parser's (:data:`._options.AUDIT_OPTIONS`, defaults
+    The options are the parser's (:data:`._audit_options.AUDIT_OPTIONS`, defaults
     there); ``auditor_options`` holds the auditor's options given on the
     command line, so that the others keep the auditor's own defaults.
     ``seed`` and ``batch_size`` are accepted for old command lines and change

@@ -3,16 +3,18 @@
 import argparse
 import sys
 
-from skfair_manifold.cli._options import (
+from skfair_manifold.cli._audit_options import (
     AUDIT_OPTIONS,
+    auditor_options,
+    decision_option_error,
+)
+from skfair_manifold.cli._options import (
     DEMO_OPTIONS,
     HFM_OPTIONS,
     REPORT_OPTIONS,
     HelpFormatter,
     _describe,
     add_options,
-    auditor_options,
-    decision_option_error,
 )
 
 EXIT_OK = 0

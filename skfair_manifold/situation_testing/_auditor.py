@@ -1,9 +1,8 @@
 """SituationTestingAuditor: the parameters and the public methods.
 
-The steps are mixed in from ``_checks`` (parameters, input), ``_fitting``
-(``fit``), ``_flags`` (rates, p-values, the flag rule, the false discovery
-rate) and ``_assembly`` (``report``); ``_auto_k`` and ``_continuous`` serve
-``k="auto"`` and ``decision="continuous"``.
+The steps are mixed in from ``_checks`` (parameters, input), ``_fitting`` (``fit``),
+``_flags`` (rates, p-values, the flag rule, the false discovery rate) and ``_assembly``
+(``report``); ``_auto_k`` and ``_continuous`` serve ``k="auto"``, ``decision="continuous"``.
 """
 
 from typing import Any, Literal
