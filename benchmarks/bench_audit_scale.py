@@ -18,6 +18,10 @@ Exactness: at ``--check-rows`` rows (default 20,000), KNN-DD's rates
 and ``"kd_tree"`` against ``"brute"`` (the full distance rows), in one
 process, untimed.
 
+``--no-report`` times ``fit`` and ``flag`` alone (the report's table of
+testers grows with the flagged people times their K: at ``-k auto`` KNN-DD's
+K reaches 400).
+
 Run it under the benchmarks' lock::
 
     flock /tmp/bench.lock python benchmarks/bench_audit_scale.py [--rows 1e4 1e5 1e6]
@@ -43,8 +47,8 @@ from _common import k_value  # noqa: E402
 SETTINGS = dict(protected="sex", protected_value="female")
 
 
-def child(method, n, n_jobs, k=50):
-    """One audit, timed; prints a JSON line."""
+def child(method, n, n_jobs, k=50, report=True):
+    """One audit, timed; prints a JSON line (``report`` False: fit and flag only)."""
     from skfair_manifold import SituationTestingAuditor
     from skfair_manifold.datasets import make_planted_bias
 
@@ -58,11 +62,13 @@ def child(method, n, n_jobs, k=50):
     flags = aud.flag(X, y)
     times["flag"] = time.perf_counter() - t
     t = time.perf_counter()
-    rep = aud.report(X, y)
-    times["report"] = time.perf_counter() - t
+    rep = aud.report(X, y) if report else None
+    times["report"] = time.perf_counter() - t if report else float("nan")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
-    print(json.dumps({"method": method, "rows": n, **times, "total": sum(times.values()),
-                      "flagged": int(flags.sum()), "reported": len(rep), "peak_gib": peak}))
+    total = sum(v for v in times.values() if v == v)
+    print(json.dumps({"method": method, "rows": n, **times, "total": total,
+                      "flagged": int(flags.sum()), "reported": len(rep) if report else 0,
+                      "peak_gib": peak}))
 
 
 def check(n):
@@ -105,16 +111,19 @@ def main(argv=None):
     parser.add_argument("--check-rows", type=int, default=20_000)
     parser.add_argument("-k", type=k_value, default=50,
                         help="testers a side, or auto (default: the auditor's 50)")
+    parser.add_argument("--no-report", dest="report", action="store_false",
+                        help="fit and flag only: no evidence (its table of testers grows "
+                             "with the flagged people times their K)")
     parser.add_argument("--output", type=Path, default=None)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     parser.add_argument("--check", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        return child(args.child[0], int(args.child[1]), args.n_jobs, args.k)
+        return child(args.child[0], int(args.child[1]), args.n_jobs, args.k, args.report)
     if args.check:
         return check(args.check)
     jobs = [] if args.n_jobs is None else ["--n-jobs", str(args.n_jobs)]
-    jobs += ["-k", str(args.k)]
+    jobs += ["-k", str(args.k)] + ([] if args.report else ["--no-report"])
     lines = [f"$ python benchmarks/bench_audit_scale.py {' '.join(sys.argv[1:])}".rstrip(), "",
              f"k = {args.k}", "",
              "| method | rows | fit s | flag s | report s | total s | flagged | peak GiB |",
@@ -127,7 +136,7 @@ def main(argv=None):
             rows.append(r["rows"])
             totals.append(r["total"])
             lines.append(f"| {method} | {r['rows']:,} | {r['fit']:.2f} | {r['flag']:.2f} | "
-                         f"{r['report']:.2f} | {r['total']:.2f} | {r['flagged']:,} | "
+                         f"{'-' if r['report'] != r['report'] else format(r['report'], '.2f')} | {r['total']:.2f} | {r['flagged']:,} | "
                          f"{r['peak_gib']:.2f} |")
             print(lines[-1], flush=True)
         if len(rows) > 1:
