@@ -58,7 +58,9 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skfair_manifold {version}"
-html_static_path = []
+# _css: wrap.css, long inline literals wrap on a narrow screen
+html_static_path = ["_css"]
+html_css_files = ["wrap.css"]
 
 # Formulas readable offline: MathJax 3 from the django-static-mathjax wheel (docs
 # extra), copied into _static, instead of the default CDN script.
