@@ -79,15 +79,10 @@ def simes(p):
 
 def situations(est, X):
     """Each row's cell of ``q_`` (binned as the auditor bins it), as an integer code."""
-    cols = []
-    for name in est.q_:
-        v = X[name].to_numpy()
-        if name in est.bin_edges_:
-            v = np.digitize(v.astype(np.float64), est.bin_edges_[name][1:-1])
-        cols.append(np.unique(v.astype(str), return_inverse=True)[1].reshape(-1))
-    if not cols:
+    if not est.q_:
         return np.zeros(X.shape[0], dtype=np.int64)
-    return np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1].reshape(-1)
+    Z = est._records.binned(est._encode(X.to_numpy(dtype=object)))
+    return np.unique(Z[:, est._q_idx], axis=0, return_inverse=True)[1].reshape(-1)
 
 
 def pooled_flags(est, X, y):
