@@ -61,14 +61,15 @@ def child(method, n, n_jobs, k=50, report=True):
     t = time.perf_counter()
     flags = aud.flag(X, y)
     times["flag"] = time.perf_counter() - t
-    t = time.perf_counter()
-    rep = aud.report(X, y) if report else None
-    times["report"] = time.perf_counter() - t if report else float("nan")
+    reported = 0
+    if report:
+        t = time.perf_counter()
+        reported = len(aud.report(X, y))
+        times["report"] = time.perf_counter() - t
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB -> GiB
-    total = sum(v for v in times.values() if v == v)
-    print(json.dumps({"method": method, "rows": n, **times, "total": total,
-                      "flagged": int(flags.sum()), "reported": len(rep) if report else 0,
-                      "peak_gib": peak}))
+    print(json.dumps({"method": method, "rows": n, "report": None, **times,
+                      "total": sum(times.values()), "flagged": int(flags.sum()),
+                      "reported": reported, "peak_gib": peak}))
 
 
 def check(n):
@@ -135,8 +136,9 @@ def main(argv=None):
             r = run(["--child", method, str(int(n)), *jobs])
             rows.append(r["rows"])
             totals.append(r["total"])
+            report_s = "-" if r["report"] is None else f"{r['report']:.2f}"
             lines.append(f"| {method} | {r['rows']:,} | {r['fit']:.2f} | {r['flag']:.2f} | "
-                         f"{'-' if r['report'] != r['report'] else format(r['report'], '.2f')} | {r['total']:.2f} | {r['flagged']:,} | "
+                         f"{report_s} | {r['total']:.2f} | {r['flagged']:,} | "
                          f"{r['peak_gib']:.2f} |")
             print(lines[-1], flush=True)
         if len(rows) > 1:

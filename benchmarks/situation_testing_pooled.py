@@ -19,9 +19,10 @@ auditor's default (Benjamini-Hochberg over the candidates at ``fdr``):
   bound is claimed here: it is measured.
 
 Data: the documented Dutch variant (``situation_testing_dutch.py``'s, with
-the paper's and the learned Q; ``--data-dir``), the planted mixed generator (``make_planted_bias``, share 0.5 and a
-null run with share 0) and the small cells (``planted_cells``: 12 cells of
-about 80 women at 2,000 rows, the situation exactly the cell). KNN-DD has no
+the paper's and the learned Q; ``--data-dir``), the planted mixed generator
+(``make_planted_bias``, share 0.5 and a null run with share 0) and the small
+cells (``planted_cells``: 12 cells of about 80 women at 2,000 rows, the
+situation exactly the cell). KNN-DD has no
 partition into situations (every person's neighbourhood is her own), so it
 is not measured here.
 
@@ -45,7 +46,9 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
-from _common import k_value  # noqa: E402
+from _common import DEFAULT_DATA_DIR, k_value, mean_sd_cell  # noqa: E402
+
+from skfair_manifold.situation_testing._pvalue import q_values  # noqa: E402
 
 LINES = []
 LEVEL = 0.1
@@ -55,20 +58,6 @@ PROCEDURES = ("BH over people", "two-stage", "situation's evidence")
 def out(text=""):
     print(text, flush=True)
     LINES.append(text)
-
-
-def bh(p, level):
-    """Benjamini-Hochberg's rejections at ``level`` (a boolean mask)."""
-    p = np.asarray(p, dtype=np.float64)
-    m = p.shape[0]
-    reject = np.zeros(m, dtype=bool)
-    if m == 0:
-        return reject
-    order = np.argsort(p, kind="stable")
-    below = np.flatnonzero(p[order] <= level * np.arange(1, m + 1) / m)
-    if below.size:
-        reject[order[:below[-1] + 1]] = True
-    return reject
 
 
 def simes(p):
@@ -88,26 +77,27 @@ def situations(est, X):
 def pooled_flags(est, X, y):
     """The flags of the three procedures, with the auditor's own rates.
 
-    Returns ``{procedure: mask}`` and ``(m, R)``, the situations holding
-    candidates and those selected at stage one.
+    Returns ``{procedure: mask}``, ``(m, R)``, the situations holding
+    candidates and those selected at stage one, and the candidates' mask
+    (protected, negative decision).
     """
     flags = est.flag(X, y)  # the default: BH over the candidates
     rates = est._rate_cache.value[0]
     p, gap = rates[:, 5], rates[:, 2] > est.tau + 1e-12
-    protected = (X[est.protected].to_numpy() == est.protected_value)
-    cand = np.flatnonzero(protected & (np.asarray(y) == 0) & np.isfinite(p))
+    candidate = (X[est.protected].to_numpy() == est.protected_value) & (np.asarray(y) == 0)
+    cand = np.flatnonzero(candidate & np.isfinite(p))
     cell = situations(est, X)[cand]
     cells, member = np.unique(cell, return_inverse=True)
     cell_p = np.array([simes(p[cand[member == j]]) for j in range(cells.shape[0])])
-    selected = bh(cell_p, LEVEL)
+    selected = q_values(cell_p) <= LEVEL  # Benjamini-Hochberg over the situations
     m, R = cells.shape[0], int(selected.sum())
     two_stage = np.zeros(len(y), dtype=bool)
     shared = np.zeros(len(y), dtype=bool)
     for j in np.flatnonzero(selected):
         rows = cand[member == j]
-        two_stage[rows] = bh(p[rows], LEVEL * R / m) & gap[rows]
+        two_stage[rows] = (q_values(p[rows]) <= LEVEL * R / m) & gap[rows]
         shared[rows] = gap[rows]
-    return dict(zip(PROCEDURES, (flags, two_stage, shared))), (m, R)
+    return dict(zip(PROCEDURES, (flags, two_stage, shared))), (m, R), candidate
 
 
 def score(mask, flipped, clean, candidate):
@@ -148,8 +138,7 @@ def part_mixed(n, repeats, ks):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the null graph has no sex arc
                     est = cbn(k, seed, "female").fit(X, y)
-                masks, (m, R) = pooled_flags(est, X, y)
-                cand = (X["sex"].to_numpy() == "female") & (y == 0)
+                masks, (m, R), cand = pooled_flags(est, X, y)
                 for name, mask in masks.items():
                     rows[name][key].append(score(mask, flipped, clean, cand))
                 if key == "planted":
@@ -161,8 +150,8 @@ def part_mixed(n, repeats, ks):
                                   np.median(men[cell[flipped]])))
         for name in PROCEDURES:
             planted, null = rows[name]["planted"], rows[name]["null"]
-            out(f"| {k} | {name} | {mean_sd(planted, 'recall')} | "
-                f"{mean_sd(planted, 'precision')} | "
+            out(f"| {k} | {name} | {mean_sd_cell(planted, 'recall')} | "
+                f"{mean_sd_cell(planted, 'precision')} | "
                 f"{np.mean([r['flagged'] for r in null]):.4f} | "
                 f"{np.mean([c[0] for c in cells]):.0f} | {np.mean([c[1] for c in cells]):.1f} | "
                 f"{np.mean([c[2] for c in cells]):.0f} / {np.mean([c[3] for c in cells]):.0f} |")
@@ -189,8 +178,7 @@ def part_small_cells(audits, ks, n=2000):
             for share, seed, key in ((0.5, r, "planted"), (0.0, 100 + r, "null")):
                 X, y, flipped, clean = planted_cells(n, np.random.RandomState(seed), share)
                 est = cbn(k, r, "f", graph=["sex", "region", "edu"]).fit(X, y)
-                masks, _ = pooled_flags(est, X, y)
-                cand = (X["sex"].to_numpy() == "f") & (y == 0)
+                masks, _, cand = pooled_flags(est, X, y)
                 for name, mask in masks.items():
                     res[name][key].append(score(mask, flipped, clean, cand))
         seconds = time.perf_counter() - t0
@@ -220,33 +208,27 @@ def part_dutch(data_dir, repeats, ks):
         for r in range(repeats):
             for key, share in (("null", 0.0), ("planted", 0.5)):
                 Xs, ys, _, _, flipped, clean = dutch.semi_synthetic(X, y, r, share=share)
-                cand = (Xs["sex"].to_numpy() == "female") & (np.asarray(ys) == 0)
+                truth = (flipped, clean) if key == "planted" else (
+                    np.zeros(len(ys), bool), np.zeros(len(ys), bool))
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # the null graph has no sex arc
                     learned = dutch.auditor("cbn", k, Xs, random_state=r).fit(Xs, ys)
                     paper = dutch.auditor("cbn", k, Xs, ["sex"] + dutch.PAPER_Q,
                                           random_state=r).fit(Xs, ys)
                 for label, est in (("paper's", paper), ("learned", learned)):
-                    masks, (m, R) = pooled_flags(est, Xs, ys)
+                    masks, (m, R), cand = pooled_flags(est, Xs, ys)
                     for name, mask in masks.items():
-                        truth = (flipped, clean) if key == "planted" else (
-                            np.zeros(len(ys), bool), np.zeros(len(ys), bool))
                         res.setdefault((label, name, key), []).append(
                             dict(score(mask, *truth, cand), m=m, R=R))
         for label in ("paper's", "learned"):
             for name in PROCEDURES:
                 planted, null = res[(label, name, "planted")], res[(label, name, "null")]
-                out(f"| {label} | {k} | {name} | {mean_sd(planted, 'recall')} | "
-                    f"{mean_sd(planted, 'precision')} | "
+                out(f"| {label} | {k} | {name} | {mean_sd_cell(planted, 'recall')} | "
+                    f"{mean_sd_cell(planted, 'precision')} | "
                     f"{np.mean([x['flagged'] for x in null]):.4f} | "
                     f"{np.mean([x['m'] for x in planted]):.0f} | "
                     f"{np.mean([x['R'] for x in planted]):.1f} |")
     out()
-
-
-def mean_sd(results, key):
-    values = np.array([r[key] for r in results], dtype=np.float64)
-    return f"{np.nanmean(values):.3f} ({np.nanstd(values):.3f})"
 
 
 def main(argv=None):
@@ -259,7 +241,7 @@ def main(argv=None):
     parser.add_argument("--n-samples", type=int, default=8000)
     parser.add_argument("--dutch-repeats", type=int, default=3,
                         help="repeats of the Dutch variant (0: not run)")
-    parser.add_argument("--data-dir", type=Path, default=HERE.parent.parent / "shared" / "datasets")
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
     parser.add_argument("--output", default=str(HERE / "results" / "situation_testing_pooled.md"))
     args = parser.parse_args(argv)
     out("# Evidence pooled over the people of one situation")
