@@ -175,8 +175,8 @@ class EvidenceAssembly:
         summary = {
             "method": self.method, "method_title": getattr(self._method, "title",
                                                            self.method),
-            "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect].replace(
-                "rates", "mean decisions" if self._continuous() else "rates")
+            "distance": (CAUSAL_EFFECT_NOTES[self.causal_effect].format(
+                outcome="mean decisions" if self._continuous() else "rates")
                 if isinstance(self._method, CBNMethod) else None),
             "k": self.k if isinstance(self.k, str) else int(self.k),
             "caliper": (float(self._method.caliper(self.tau)) if isinstance(self.k, str)

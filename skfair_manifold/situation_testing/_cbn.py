@@ -56,9 +56,10 @@ _DECIMALS = 10
 _MAX_MIXTURE_CELLS = 50_000_000  # Lemma 3's table: profiles x attribute values
 
 #: How Eq. 5 weighs a change of one attribute (see the module's docstring), in words
+#: CBN-DD's distance in words; ``{outcome}``: "rates" (yes/no) or "mean decisions" (amount)
 CAUSAL_EFFECT_NOTES = {
     "max_over_groups": "each cause of the decision weighed by its larger effect on the two "
-                       "groups' rates",
+                       "groups' {outcome}",
     "pooled": "each cause of the decision weighed by its causal effect (the paper's Lemma 3)",
 }
 CAUSAL_EFFECTS = tuple(CAUSAL_EFFECT_NOTES)
