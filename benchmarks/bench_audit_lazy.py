@@ -199,7 +199,8 @@ def structure_check(folder, sample_rows, sizes, seeds):
     """
     import duckdb
 
-    from skfair_manifold.situation_testing import SituationTestingAuditor, _lazy
+    from skfair_manifold.situation_testing import SituationTestingAuditor
+    from skfair_manifold.situation_testing._lazy import _fit as _lazy
 
     sample = folder / f"sample_{int(sample_rows)}.parquet"
     columns = "sex, region, edu, income_band, age_band, colour, approved"

@@ -70,7 +70,7 @@ import time
 import numpy as np
 
 from _common import DEFAULT_DATA_DIR, load, machine, markdown_table, paper_matrix, write_result
-from skfair_manifold.metrics._hfm import DEFAULT_SAMPLE_SIZE
+from skfair_manifold.metrics._hfm._metrics import DEFAULT_SAMPLE_SIZE
 
 
 def uniform(n, p, seed=0):

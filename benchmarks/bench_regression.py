@@ -94,7 +94,8 @@ def child(task, path, rows):
     elif task in ("duckdb-report", "duckdb-moments"):
         import duckdb
 
-        from skfair_manifold.metrics import _frame_distances, _regression_frames
+        from skfair_manifold.metrics._regression import _frame_ks as _frame_distances
+        from skfair_manifold.metrics._regression import _frames as _regression_frames
 
         passes = []
         count = _frame_distances._count

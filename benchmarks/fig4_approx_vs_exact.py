@@ -34,7 +34,7 @@ from _common import (
     save_figure,
     write_result,
 )
-from skfair_manifold.metrics._hfm import DEFAULT_SAMPLE_SIZE
+from skfair_manifold.metrics._hfm._metrics import DEFAULT_SAMPLE_SIZE
 
 M1 = 25  # the paper's m1; m2=None is its ceil(2 lg n)
 M2 = None

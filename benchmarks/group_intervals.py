@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report
-from skfair_manifold.metrics._intervals import wilson_cc
+from skfair_manifold.metrics._groups._intervals import wilson_cc
 
 SIZES = (4, 6, 10, 15, 30, 100, 300, 1000)
 Z90 = 1.6448536269514722

@@ -197,7 +197,7 @@ def part_calibration(replicates, n=300, k=20):
     """The per-person p-value on null data: one candidate per independent data set."""
     from scipy import stats
 
-    from skfair_manifold.situation_testing._pvalue import effective_counts, fisher_pvalue
+    from skfair_manifold.situation_testing._stats._pvalue import effective_counts, fisher_pvalue
 
     out(f"## The per-person p-value on data without discrimination ({replicates} data sets "
         f"of {n} rows, K = {k}, one random candidate each)")
@@ -332,7 +332,7 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
     """
     from skfair_manifold.datasets._situation_testing import REGIONS, BIASED_REGIONS, fair_rate
     from skfair_manifold.situation_testing._flags import exceeds
-    from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
+    from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue, q_values
 
     share = 0.5
     out(f"## The oracle's testers ({n} rows, {repeats} repeats, share {share:.0%})")

@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE.parent))  # this checkout's package first
 
 from _common import DEFAULT_DATA_DIR, k_value, mean_sd_cell  # noqa: E402
 
-from skfair_manifold.situation_testing._pvalue import q_values  # noqa: E402
+from skfair_manifold.situation_testing._stats._pvalue import q_values  # noqa: E402
 
 LINES = []
 LEVEL = 0.1

@@ -7,7 +7,7 @@ duckdb = pytest.importorskip("duckdb", exc_type=ImportError)
 
 def _duckdb_through_narwhals():
     """Why this environment cannot query DuckDB through narwhals, or None."""
-    from skfair_manifold.metrics._frame_cells import frame_cell_table
+    from skfair_manifold.metrics._groups._frame_cells import frame_cell_table
 
     tiny = duckdb.sql("SELECT * FROM (VALUES (1, 0, 'a'), (0, 1, 'b')) t(y, p, s)")
     try:

@@ -54,7 +54,7 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
     protected_value = parquet_value(relation, protected, protected_value, "--protected-value")
     positive_label = parquet_value(relation, decision, positive_label, "--positive-label")
     from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
-    from skfair_manifold.situation_testing._power import not_flagged_gaps
+    from skfair_manifold.situation_testing._stats._power import not_flagged_gaps
 
     auditor = SituationTestingAuditor(protected=protected, protected_value=protected_value,
                                       positive_label=positive_label, graph=graph_value,

@@ -23,16 +23,16 @@ that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 """
 
 from ._common import UndefinedFairnessWarning
-from ._group import demographic_parity, equal_opportunity, predictive_quality_parity
-from ._hfm import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
-from ._regression_metrics import (
+from ._groups._metrics import demographic_parity, equal_opportunity, predictive_quality_parity
+from ._hfm._metrics import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
+from ._regression._metrics import (
     bounded_group_loss,
     distribution_distance,
     error_difference,
     mean_prediction_difference,
 )
-from ._regression_report import RegressionReport
-from ._report import FairnessReport, fairness_report
+from ._report._continuous import RegressionReport
+from ._report._fairness_report import FairnessReport, fairness_report
 from ._risk import discriminative_risk
 
 __all__ = [

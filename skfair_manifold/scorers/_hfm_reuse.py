@@ -43,7 +43,7 @@ def hfm_value(scorer, method_caller, estimator, X, X_metric, y_true, A, kwargs):
     shared; nor is anything when an option is not a plain value.
     """
     from ..distances._reuse import labellings_follow
-    from ..metrics._hfm import scorer_report, warn_kind
+    from ..metrics._hfm._metrics import scorer_report, warn_kind
 
     kind = scorer._name[4:]
     options = {**scorer._kwargs, **kwargs}

@@ -8,8 +8,8 @@ and Wu, 2016), or by a method added with ``register_method``.
 
 from ._auditor import SituationTestingAuditor
 from ._evidence import PersonEvidence, SituationTestingReport
-from ._lazy_verdicts import cell_verdicts
-from ._methods import FitData, register_method, unregister_method
+from ._lazy._verdicts import cell_verdicts
+from ._selection._methods import FitData, register_method, unregister_method
 
 __all__ = ["FitData", "PersonEvidence", "SituationTestingAuditor", "SituationTestingReport",
            "cell_verdicts", "register_method", "unregister_method"]

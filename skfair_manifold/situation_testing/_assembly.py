@@ -10,14 +10,14 @@ tables and renders itself.
 
 import numpy as np
 
-from ._auto_k import AUTO_CEILING, AUTO_FLOOR
-from ._cbn import CAUSAL_EFFECT_NOTES
+from ._selection._auto_k import AUTO_CEILING, AUTO_FLOOR
+from ._selection._cbn import CAUSAL_EFFECT_NOTES
 from ._evidence import SIDES, SituationTestingReport, python_value
-from ._continuous import CONTINUOUS_COLUMNS, detectable_mean_gaps
+from ._stats._continuous import CONTINUOUS_COLUMNS, detectable_mean_gaps
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
-from ._methods import CBNMethod
-from ._power import detectable_gaps, next_flag_threshold
+from ._selection._methods import CBNMethod
+from ._stats._power import detectable_gaps, next_flag_threshold
 from ._verdict import near_testers, structure_bootstrap, verdicts
 
 

@@ -19,15 +19,15 @@ from ..utils._validation import (
     is_int,
     locate_column,
 )
-from ._cbn import CAUSAL_EFFECTS
+from ._selection._cbn import CAUSAL_EFFECTS
 from ._discretize import BINNINGS
 from ._evidence import python_value
-from ._interval import BOUNDS
-from ._methods import METHOD_NAMES
-from ._pvalue import FDR_METHODS
+from ._stats._interval import BOUNDS
+from ._selection._methods import METHOD_NAMES
+from ._stats._pvalue import FDR_METHODS
 from ._records import check_no_datetime
-from ._citests import TESTS
-from ._continuous import DECISIONS, check_continuous_y, decision_codes
+from ._selection._citests import TESTS
+from ._stats._continuous import DECISIONS, check_continuous_y, decision_codes
 
 MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
 MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
@@ -143,7 +143,7 @@ class InputChecks:
         # polars and other frames as pandas, so that every scikit-learn version
         # records their column names
         if not reset and getattr(self, "_frame_fit", None) is not None:
-            from ._lazy import MSG_LAZY_ROWS
+            from ._lazy._fit import MSG_LAZY_ROWS
 
             raise ValueError(MSG_LAZY_ROWS.format(what="this method on rows in memory"))
         X = as_pandas_frame(X)

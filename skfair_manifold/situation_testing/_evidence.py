@@ -80,7 +80,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ._power import not_flagged_gaps
+from ._stats._power import not_flagged_gaps
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
 

@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
-from ._continuous import MSG_CONTINUOUS_OPTION
+from ._stats._continuous import MSG_CONTINUOUS_OPTION
 from ._checks import (
     FIT_PARAMS,
     MSG_NO_PROTECTED,
@@ -21,7 +21,7 @@ from ._checks import (
     MSG_SINGLE_GROUP,
 )
 from ._flags import RateCache
-from ._methods import FitData, build_method
+from ._selection._methods import FitData, build_method
 from ._records import KINDS, Records, Units
 
 MSG_NO_ARC = (

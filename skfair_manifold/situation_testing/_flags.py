@@ -15,11 +15,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..utils._sklearn_compat import _check_feature_names_in
 
-from ._auto_k import MSG_NO_WITHIN, auto_k, rates_at
-from ._continuous import CONTINUOUS_COLUMNS, mean_table, segment_sums, tester_moments
+from ._selection._auto_k import MSG_NO_WITHIN, auto_k, rates_at
+from ._stats._continuous import CONTINUOUS_COLUMNS, mean_table, segment_sums, tester_moments
 from ._progress import REPORTER, BlockProgress, reporting
-from ._interval import diff_bounds
-from ._pvalue import (
+from ._stats._interval import diff_bounds
+from ._stats._pvalue import (
     discrete_step_up,
     effective_counts,
     fisher_pvalue,

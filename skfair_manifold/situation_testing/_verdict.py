@@ -173,9 +173,9 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     """
     from sklearn.utils import check_random_state
 
-    from ._auto_k import auto_caliper, auto_k, rates_at
-    from ._parent_search import local_parent_search, search_inputs
-    from ._weak_parents import rule_k
+    from ._selection._auto_k import auto_caliper, auto_k, rates_at
+    from ._selection._parent_search import local_parent_search, search_inputs
+    from ._selection._weak_parents import rule_k
 
     rng = check_random_state(random_state)
     records = est._records

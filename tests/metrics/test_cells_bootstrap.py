@@ -8,7 +8,7 @@ import pytest
 
 from skfair_manifold.metrics import fairness_report
 from skfair_manifold.metrics._bootstrap import replicate_weights, within_cell_spread
-from skfair_manifold.metrics._cells import cell_table
+from skfair_manifold.metrics._groups._cells import cell_table
 
 pytest.importorskip("pandas")
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from skfair_manifold.metrics import demographic_parity, fairness_report
-from skfair_manifold.metrics import _cells
-from skfair_manifold.metrics._cells import cell_table, rows_cell_table
+from skfair_manifold.metrics._groups import _cells
+from skfair_manifold.metrics._groups._cells import cell_table, rows_cell_table
 from skfair_manifold.utils._validation import encode_column, encode_sensitive, fast_unique
 
 pd = pytest.importorskip("pandas")

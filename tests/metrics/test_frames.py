@@ -18,8 +18,8 @@ from skfair_manifold.metrics import (
     fairness_report,
     predictive_quality_parity,
 )
-from skfair_manifold.metrics._cells import cell_table
-from skfair_manifold.metrics._frame_cells import frame_cell_table
+from skfair_manifold.metrics._groups._cells import cell_table
+from skfair_manifold.metrics._groups._frame_cells import frame_cell_table
 from skfair_manifold.utils._validation import encode_sensitive
 
 SENSITIVE = ["sex", "region", "age_band"]

@@ -11,8 +11,8 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report
-from skfair_manifold.metrics._cells import cell_table
-from skfair_manifold.metrics._intervals import wilson_cc
+from skfair_manifold.metrics._groups._cells import cell_table
+from skfair_manifold.metrics._groups._intervals import wilson_cc
 from skfair_manifold.utils._validation import encode_sensitive
 
 pd = pytest.importorskip("pandas")
@@ -360,7 +360,7 @@ def test_help_signature_is_short():
 def test_two_group_intervals_exact_coverage(n):
     """Two groups: Newcombe's difference and the MOVER ratio, coverage summed over every
     outcome of the two binomials, at least 90% for 90% intervals."""
-    from skfair_manifold.metrics._intervals import _two_groups
+    from skfair_manifold.metrics._groups._intervals import _two_groups
 
     x = np.arange(n + 1)
     low, high = wilson_cc(x, np.full(n + 1, n), 0.9)

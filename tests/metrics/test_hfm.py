@@ -17,7 +17,7 @@ from skfair_manifold.metrics import (
     hfm_max,
     hfm_report,
 )
-from skfair_manifold.metrics._hfm_values import MSG_D_ZERO, MSG_DF_ZERO
+from skfair_manifold.metrics._hfm._values import MSG_D_ZERO, MSG_DF_ZERO
 
 
 def plain_rows(X, y, a):
@@ -252,7 +252,8 @@ def test_the_metric_layer_enters_the_engine_by_one_name():
     import ast
     import inspect
 
-    from skfair_manifold.metrics import _hfm, _hfm_values
+    from skfair_manifold.metrics._hfm import _metrics as _hfm
+    from skfair_manifold.metrics._hfm import _values as _hfm_values
 
     imported = []
     for module in (_hfm, _hfm_values):

@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skfair_manifold.metrics import hfm_report
-from skfair_manifold.metrics._hfm_bootstrap import (
+from skfair_manifold.metrics._hfm._bootstrap import (
     neighbour_covariance,
     row_bootstrap,
     two_nearest,

@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skfair_manifold.metrics import hfm_avg, hfm_max, hfm_report
-from skfair_manifold.metrics._hfm import DEFAULT_SAMPLE_SIZE
+from skfair_manifold.metrics._hfm._metrics import DEFAULT_SAMPLE_SIZE
 
 N = 4000
 KEYS_MEAN = ("d_avg", "d_f_avg", "hfm_avg")

@@ -10,7 +10,7 @@ from numpy.testing import assert_allclose
 
 from skfair_manifold.cli import EXIT_OK, main
 from skfair_manifold.metrics import fairness_report, hfm_report
-from skfair_manifold.metrics._hfm_witnesses import witness_records
+from skfair_manifold.metrics._hfm._witnesses import witness_records
 
 pd = pytest.importorskip("pandas")
 

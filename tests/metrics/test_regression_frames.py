@@ -150,7 +150,7 @@ def test_lazy_ks_is_exact_on_hard_distributions(case):
 def test_lazy_ks_unresolved_is_left_undefined_and_said(monkeypatch):
     import polars as pl
 
-    from skfair_manifold.metrics import _frame_distances
+    from skfair_manifold.metrics._regression import _frame_ks as _frame_distances
 
     for name, value in (("LEVEL_BITS", 1), ("MAX_LEVEL", 2), ("EXACT_ROWS", 0)):
         monkeypatch.setattr(_frame_distances, name, value)
@@ -167,7 +167,7 @@ def test_lazy_ks_refines_bins_until_exact(monkeypatch, exact_rows, expected):
     """Small bins force passes at finer levels, or the values of the uncertain bins read
     one by one; the result is the in-memory distance all the same."""
     duckdb = pytest.importorskip("duckdb")
-    from skfair_manifold.metrics import _frame_distances
+    from skfair_manifold.metrics._regression import _frame_ks as _frame_distances
 
     for name, value in (("LEVEL_BITS", 3), ("MAX_LEVEL", 16), ("EXACT_ROWS", exact_rows)):
         monkeypatch.setattr(_frame_distances, name, value)

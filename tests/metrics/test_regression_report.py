@@ -7,14 +7,14 @@ import pytest
 from numpy.testing import assert_allclose
 
 from skfair_manifold.metrics import RegressionReport, fairness_report
-from skfair_manifold.metrics._regression_engine import (
+from skfair_manifold.metrics._regression._engine import (
     distribution_gaps,
     gap_of,
     group_moments,
     mean_intervals,
     row_quantities,
 )
-from skfair_manifold.metrics._target_type import MSG_MIXED_TARGET
+from skfair_manifold.metrics._report._target_type import MSG_MIXED_TARGET
 
 pd = pytest.importorskip("pandas")
 

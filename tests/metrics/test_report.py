@@ -306,7 +306,7 @@ def test_hfm_intervals_are_read_when_the_report_has_them():
     """hfm_report gains a ``ci`` Bunch of (low, high) pairs: the report shows them."""
     from sklearn.utils import Bunch
 
-    from skfair_manifold.metrics._report_hfm import _hfm_frame
+    from skfair_manifold.metrics._report._hfm_section import _hfm_frame
 
     per = Bunch(hfm_max=np.array([0.1, 0.2]), hfm_avg=np.array([0.05, 0.0]),
                 d_max=np.ones(2), d_f_max=np.ones(2), d_avg=np.ones(2), d_f_avg=np.ones(2),

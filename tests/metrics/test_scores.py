@@ -8,7 +8,7 @@ from numpy.testing import assert_allclose
 from scipy import stats
 
 from skfair_manifold.metrics import fairness_report
-from skfair_manifold.metrics._scores import auc_interval, weighted_auc
+from skfair_manifold.metrics._report._scores import auc_interval, weighted_auc
 
 pd = pytest.importorskip("pandas")
 

@@ -10,7 +10,7 @@ import pytest
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._auto_k import (
+from skfair_manifold.situation_testing._selection._auto_k import (
     AUTO_CEILING,
     AUTO_FLOOR,
     AUTO_GRID,
@@ -61,7 +61,7 @@ def test_the_grid_is_the_floor_times_powers_of_the_fourth_root_of_two():
     ("brute", 500, 2), ("kd_tree", 500, 2)])
 def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm, chunk_cells,
                                                                   n_jobs, monkeypatch):
-    from skfair_manifold.situation_testing import _knn
+    from skfair_manifold.situation_testing._selection import _knn
 
     if chunk_cells is not None:
         monkeypatch.setattr(_knn, "_CHUNK_CELLS", chunk_cells)
@@ -163,7 +163,7 @@ def test_the_evidence_states_each_person_k_and_the_caliper():
 
 def test_a_method_that_cannot_count_testers_within_a_distance_asks_for_an_integer_k():
     from skfair_manifold.situation_testing import register_method
-    from skfair_manifold.situation_testing._methods import KNNMethod, unregister_method
+    from skfair_manifold.situation_testing._selection._methods import KNNMethod, unregister_method
 
     class Plain:  # KNN-DD without within and caliper
         def __init__(self, data):

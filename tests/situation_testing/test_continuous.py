@@ -12,7 +12,7 @@ from scipy import stats
 
 from skfair_manifold.datasets import make_biased_wages
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._continuous import (
+from skfair_manifold.situation_testing._stats._continuous import (
     detectable_mean_gaps,
     mean_table,
 )

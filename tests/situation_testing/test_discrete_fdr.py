@@ -10,7 +10,7 @@ import pytest
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._pvalue import (
+from skfair_manifold.situation_testing._stats._pvalue import (
     discrete_step_up, effective_counts, fisher_pvalue, q_values, step_up_on_supports)
 
 TOL = 1e-9  # relative: an attainable value this close to t counts as at most t

@@ -9,9 +9,9 @@ from scipy import stats
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
-from skfair_manifold.situation_testing import _structure as S
-from skfair_manifold.situation_testing._citests import g_test
-from skfair_manifold.situation_testing._parent_search import local_parent_search
+from skfair_manifold.situation_testing._selection import _structure as S
+from skfair_manifold.situation_testing._selection._citests import g_test
+from skfair_manifold.situation_testing._selection._parent_search import local_parent_search
 
 
 def data(n=400, seed=0):

@@ -15,9 +15,9 @@ from sklearn import config_context
 
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing import _knn_index
-from skfair_manifold.situation_testing._knn import expected_k
-from skfair_manifold.situation_testing._knn_index import expected_from_pairs
+from skfair_manifold.situation_testing._selection import _knn_index
+from skfair_manifold.situation_testing._selection._knn import expected_k
+from skfair_manifold.situation_testing._selection._knn_index import expected_from_pairs
 
 KW = dict(protected="sex", protected_value="female", method="knn", k=20)
 

@@ -12,8 +12,8 @@ import pytest
 
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
-from skfair_manifold.situation_testing._cbn import CBNSelector
-from skfair_manifold.situation_testing._pvalue import discrete_step_up, q_values
+from skfair_manifold.situation_testing._selection._cbn import CBNSelector
+from skfair_manifold.situation_testing._stats._pvalue import discrete_step_up, q_values
 
 pytestmark = pytest.mark.filterwarnings("ignore:Dask support is moving:FutureWarning")
 
@@ -136,7 +136,7 @@ def test_counted_q_values_equal_the_expanded_ones():
         np.testing.assert_array_equal(np.repeat(q, counts), q_values(expanded, method=method))
     m1, m2 = rng.integers(5, 40, 60), rng.integers(5, 40, 60)
     s = np.minimum(rng.integers(0, 30, 60), m1 + m2)
-    from skfair_manifold.situation_testing._pvalue import fisher_pvalue
+    from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue
     x1 = np.minimum(s, m1) // 2 + np.maximum(0, s - m2)
     x1 = np.clip(x1, np.maximum(0, s - m2), np.minimum(s, m1))
     pv = fisher_pvalue(x1, m1, s - x1, m2)
@@ -199,7 +199,7 @@ def test_spark_flags_equal_in_memory(spark, settings):
 def test_the_fitted_frame_object_is_scanned_once(monkeypatch):
     import pickle
 
-    from skfair_manifold.situation_testing import _lazy
+    from skfair_manifold.situation_testing._lazy import _fit as _lazy
 
     X, y = make_data(2000)
     data = X.assign(approved=y)
@@ -222,7 +222,7 @@ def test_the_fitted_frame_object_is_scanned_once(monkeypatch):
 
 @pytest.mark.parametrize("backend", sorted(BACKENDS))
 def test_structure_on_a_sample_drawn_by_the_engine(backend, monkeypatch):
-    from skfair_manifold.situation_testing import _lazy
+    from skfair_manifold.situation_testing._lazy import _fit as _lazy
 
     monkeypatch.setattr(_lazy, "STRUCTURE_SAMPLE", 3000)
     X, y = make_data(6000, seed=5)

@@ -11,7 +11,7 @@ from skfair_manifold.situation_testing import (
     unregister_method,
 )
 from skfair_manifold.situation_testing._evidence import CellRows
-from skfair_manifold.situation_testing._methods import METHODS, CBNMethod, KNNMethod
+from skfair_manifold.situation_testing._selection._methods import METHODS, CBNMethod, KNNMethod
 
 
 class ExactMatch:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from skfair_manifold.situation_testing._power import (
+from skfair_manifold.situation_testing._stats._power import (
     POWER,
     STEP,
     _region,
@@ -14,7 +14,7 @@ from skfair_manifold.situation_testing._power import (
     next_flag_threshold,
     power_curve,
 )
-from skfair_manifold.situation_testing._pvalue import fisher_pvalue
+from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue
 
 
 def _power_by_loops(m1, m2, p2, delta, tau, threshold):
@@ -131,7 +131,7 @@ def test_the_audit_states_a_gap_for_every_candidate():
 def test_the_not_flagged_summary_is_the_median_over_people():
     """Per row it is numpy's median of the defined gaps; per cell, the median of the
     people, each cell repeated as many times as its people."""
-    from skfair_manifold.situation_testing._power import not_flagged_gaps
+    from skfair_manifold.situation_testing._stats._power import not_flagged_gaps
 
     rng = np.random.default_rng(0)
     for n in (5, 6, 9, 10):
@@ -163,7 +163,7 @@ def test_every_region_is_an_upper_set_in_x1():
 
 @pytest.mark.parametrize("threshold", [0.1, 0.01, 1e-4])
 def test_the_boundary_gives_the_gaps_of_the_table(monkeypatch, threshold):
-    from skfair_manifold.situation_testing import _power
+    from skfair_manifold.situation_testing._stats import _power
 
     rng = np.random.default_rng(4)
     n = 60

@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._pvalue import fisher_pvalue, q_values
+from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue, q_values
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import null_decisions
 from skfair_manifold.situation_testing._verdict import MIN_EFFECTIVE_TESTERS
@@ -351,7 +351,7 @@ def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
 def test_a_large_k_does_not_make_the_weak_parent_rule_coarser():
     # 20% women; w, weak, of 12 levels: 36 subgroups of about 220 women, enough for
     # the rule's 50 testers a side though not for k = 300 (the rule caps k at 50)
-    from skfair_manifold.situation_testing._weak_parents import RULE_TESTERS, rule_k
+    from skfair_manifold.situation_testing._selection._weak_parents import RULE_TESTERS, rule_k
 
     assert RULE_TESTERS == 50 and rule_k(300) == 50 and rule_k(20) == 20
     X, y = _weak_parent_records(0.2)

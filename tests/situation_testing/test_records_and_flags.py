@@ -10,9 +10,9 @@ import pytest
 from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing import _checks as A
 from skfair_manifold.situation_testing import _records as R
-from skfair_manifold.situation_testing import _structure as S
-from skfair_manifold.situation_testing._citests import _strata_code
-from skfair_manifold.situation_testing._interval import diff_bounds
+from skfair_manifold.situation_testing._selection import _structure as S
+from skfair_manifold.situation_testing._selection._citests import _strata_code
+from skfair_manifold.situation_testing._stats._interval import diff_bounds
 from skfair_manifold.datasets import make_planted_bias
 
 pd = pytest.importorskip("pandas")
@@ -139,7 +139,7 @@ def test_identifier_columns_are_left_out_with_a_warning():
 
 
 def test_too_many_profiles_for_lemma_3_is_a_clear_error(monkeypatch):
-    from skfair_manifold.situation_testing import _cbn
+    from skfair_manifold.situation_testing._selection import _cbn
 
     monkeypatch.setattr(_cbn, "_MAX_MIXTURE_CELLS", 1000)
     X, y = frame(n=400)
@@ -319,7 +319,8 @@ def test_local_cluster_gives_the_results_of_one_job(method, monkeypatch):
     distributed = pytest.importorskip("distributed")
     import joblib
 
-    from skfair_manifold.situation_testing import _cbn_selection, _knn
+    from skfair_manifold.situation_testing._selection import _cbn_selection
+    from skfair_manifold.situation_testing._selection import _knn
 
     monkeypatch.setattr(_knn, "_CHUNK_CELLS", 2000)  # many blocks
     monkeypatch.setattr(_cbn_selection, "_CHUNK_CELLS", 200)

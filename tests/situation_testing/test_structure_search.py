@@ -10,8 +10,8 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._citests import ci_test, cmh_test, g_test
-from skfair_manifold.situation_testing._parent_search import local_parent_search
+from skfair_manifold.situation_testing._selection._citests import ci_test, cmh_test, g_test
+from skfair_manifold.situation_testing._selection._parent_search import local_parent_search
 from skfair_manifold.utils._sklearn_compat import InvalidParameterError
 
 
@@ -248,7 +248,7 @@ def test_auditor_records_the_search_and_validates_its_options():
 def test_the_g_test_gives_way_to_cmh_where_cochrans_rule_fails():
     # many small strata of unequal size: the G-test's chi-squared approximation is
     # liberal there, so "g" hands such tables to the CMH test, which keeps its level
-    from skfair_manifold.situation_testing._citests import ci_test, g_is_reliable, g_test
+    from skfair_manifold.situation_testing._selection._citests import ci_test, g_is_reliable, g_test
 
     rng = np.random.RandomState(5)
     n, n_strata = 6000, 400
@@ -310,7 +310,7 @@ def _two_weak_parents(n=40000, seed=0):
 
 
 def test_weak_parents_leave_q_weakest_first_only_while_the_subgroups_are_small():
-    from skfair_manifold.situation_testing._weak_parents import MIN_OWN_SUBGROUP_SHARE
+    from skfair_manifold.situation_testing._selection._weak_parents import MIN_OWN_SUBGROUP_SHARE
 
     codes, y = _two_weak_parents()
     group = codes[:, 0] == 1
@@ -332,7 +332,7 @@ def test_weak_parents_leave_q_weakest_first_only_while_the_subgroups_are_small()
 
 
 def test_own_subgroup_share_against_a_brute_force_count():
-    from skfair_manifold.situation_testing._weak_parents import own_subgroup_share
+    from skfair_manifold.situation_testing._selection._weak_parents import own_subgroup_share
 
     rng = np.random.RandomState(3)
     codes = rng.randint(0, 3, (500, 3)).astype(np.intp)
@@ -348,7 +348,7 @@ def test_own_subgroup_share_against_a_brute_force_count():
 
 
 def test_level_shift_reads_the_rate_shift_of_one_level():
-    from skfair_manifold.situation_testing._citests import _stratified_counts, level_shift
+    from skfair_manifold.situation_testing._selection._citests import _stratified_counts, level_shift
 
     # one stratum; level 1 of x (half the rows) has rate 0.7, level 0 rate 0.3: each level
     # is 0.2 from the stratum's 0.5 (the m-estimate pulls a little towards it)

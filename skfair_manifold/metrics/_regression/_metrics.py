@@ -1,0 +1,232 @@
+"""Fairness metrics of a continuous prediction: one number each, lower is fairer.
+
+The single numbers behind the continuous report (:mod:`._regression_report`)
+for model selection: the largest difference of the groups' mean prediction
+(statistical parity read for a quantity), of their errors, the worst group's
+error (bounded group loss, Agarwal, Dudik and Wu, 2019), and the largest
+distance of a group's distribution of predictions to the population's. Each
+is computed per sensitive attribute over every group and aggregated over the
+attributes (``aggregate``); they equal the corresponding columns of
+``fairness_report(...).gaps`` with ``min_group_size=1``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from ...utils._docstring import Substitution
+from ...utils._sklearn_compat import StrOptions, validate_params
+from ...utils._typing import ArrayLike, SensitiveLike
+from ...utils._validation import check_sample_weight, encode_sensitive
+from ._engine import distribution_gaps, group_moments, row_quantities
+from ._inputs import continuous_column
+
+_LOSSES = {"absolute": 2, "squared": 3}  # positions in row_quantities
+
+_PARAMS = {
+    "y_true": ["array-like"],
+    "y_pred": ["array-like"],
+    "sensitive_features": ["array-like"],
+    "sample_weight": ["array-like", None],
+    "aggregate": [StrOptions({"max", "mean"})],
+}
+
+
+_COMMON_DOC = """    Parameters
+    ----------
+    y_true : array-like of shape (n_samples,)
+        True values (numbers).
+
+    y_pred : array-like of shape (n_samples,)
+        Predicted values (numbers).
+
+    sensitive_features : array-like of shape (n_samples,) or (n_samples, n_attributes)
+        One or several sensitive columns.
+
+    sample_weight : array-like of shape (n_samples,), default=None
+        Row weights.
+{option}
+    aggregate : {{"max", "mean"}}, default="max"
+        How the attributes' values are combined."""
+
+_LOSS_DOC = """
+    loss : {"absolute", "squared"}, default="absolute"
+        Each group's mean absolute error (in the units of ``y``) or mean
+        squared error.
+"""
+
+_DISTANCE_DOC = """
+    distance : {"ks", "wasserstein"}, default="ks"
+        The Kolmogorov-Smirnov distance (a share of people) or the
+        Wasserstein-1 distance (in the units of ``y_pred``).
+"""
+
+
+def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity):
+    """``quantity(moments, codes, n_groups, weights, y_pred)`` per attribute, as an array."""
+    y_true = continuous_column(y_true, "y_true")
+    y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
+    weights = check_sample_weight(sample_weight, y_true.shape[0])
+    codes, _, groups = encode_sensitive(sensitive_features, y_true.shape[0])
+    values = row_quantities(y_true, y_pred)
+    out = np.empty(len(codes))
+    for k, (code, labels) in enumerate(zip(codes, groups)):
+        moments = group_moments(values, code, labels.shape[0], weights)
+        out[k] = quantity(moments, code, labels.shape[0], weights, y_pred)
+    return out
+
+
+def _aggregate(values, aggregate):
+    return float(np.max(values) if aggregate == "max" else np.mean(values))
+
+
+@validate_params(_PARAMS, prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=""))
+def mean_prediction_difference(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    sample_weight: ArrayLike | None = None,
+    aggregate: Literal["max", "mean"] = "max",
+) -> float:
+    """The largest difference between two groups' mean prediction of a quantity.
+
+    The regression reading of demographic parity: how much more the
+    best-predicted group gets, on average, than the worst (``y_true`` is
+    checked but not used). Per attribute, then the largest (or mean) over
+    attributes.
+
+    {common}
+
+    Returns
+    -------
+    difference : float
+        In the units of ``y_pred``; 0 when every group's mean is the same.
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import mean_prediction_difference
+    >>> y = [30.0, 40.0, 35.0, 45.0]
+    >>> pred = [28.0, 38.0, 36.0, 47.0]
+    >>> mean_prediction_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    8.5
+    """
+    return _aggregate(_per_attribute(
+        y_true, y_pred, sensitive_features, sample_weight,
+        lambda m, *_: np.ptp(m["mean"][0])), aggregate)
+
+
+@validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
+                 prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_LOSS_DOC))
+def error_difference(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    sample_weight: ArrayLike | None = None,
+    loss: Literal["absolute", "squared"] = "absolute",
+    aggregate: Literal["max", "mean"] = "max",
+) -> float:
+    """The largest difference between two groups' mean error (absolute or squared).
+
+    {common}
+
+    Returns
+    -------
+    difference : float
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import error_difference
+    >>> y = [30.0, 40.0, 35.0, 45.0]
+    >>> pred = [28.0, 38.0, 36.0, 47.0]
+    >>> error_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    0.5
+    """
+    q = _LOSSES[loss]
+    return _aggregate(_per_attribute(
+        y_true, y_pred, sensitive_features, sample_weight,
+        lambda m, *_: np.ptp(m["mean"][q])), aggregate)
+
+
+@validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
+                 prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_LOSS_DOC))
+def bounded_group_loss(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    sample_weight: ArrayLike | None = None,
+    loss: Literal["absolute", "squared"] = "absolute",
+    aggregate: Literal["max", "mean"] = "max",
+) -> float:
+    """The worst group's mean error: bounded group loss (Agarwal, Dudik and Wu, 2019).
+
+    {common}
+
+    Returns
+    -------
+    loss : float
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import bounded_group_loss
+    >>> y = [30.0, 40.0, 35.0, 45.0]
+    >>> pred = [28.0, 38.0, 36.0, 47.0]
+    >>> bounded_group_loss(y, pred, sensitive_features=["f", "f", "m", "m"])
+    2.0
+    """
+    q = _LOSSES[loss]
+    return _aggregate(_per_attribute(
+        y_true, y_pred, sensitive_features, sample_weight,
+        lambda m, *_: np.max(m["mean"][q])), aggregate)
+
+
+@validate_params({**_PARAMS, "distance": [StrOptions({"ks", "wasserstein"})]},
+                 prefer_skip_nested_validation=True)
+@Substitution(common=_COMMON_DOC.format(option=_DISTANCE_DOC))
+def distribution_distance(
+    y_true: ArrayLike,
+    y_pred: ArrayLike,
+    *,
+    sensitive_features: SensitiveLike,
+    sample_weight: ArrayLike | None = None,
+    distance: Literal["ks", "wasserstein"] = "ks",
+    aggregate: Literal["max", "mean"] = "max",
+) -> float:
+    """The largest distance of a group's distribution of predictions to the population's.
+
+    Statistical parity for a quantity (Agarwal, Dudik and Wu, 2019): 0 when
+    every group's predictions are distributed as everyone's. ``"ks"`` is the
+    Kolmogorov-Smirnov distance (a share of people, in [0, 1]),
+    ``"wasserstein"`` the Wasserstein-1 distance (in the units of
+    ``y_pred``).
+
+    {common}
+
+    Returns
+    -------
+    distance : float
+
+    Examples
+    --------
+    >>> from skfair_manifold.metrics import distribution_distance
+    >>> y = [30.0, 40.0, 35.0, 45.0]
+    >>> pred = [28.0, 38.0, 36.0, 47.0]
+    >>> distribution_distance(y, pred, sensitive_features=["f", "f", "m", "m"])
+    0.25
+    """
+    pick = 0 if distance == "ks" else 1
+
+    def largest(m, code, n_groups, weights, y_pred):
+        dist = distribution_gaps(y_pred, code, n_groups, np.ones(n_groups, dtype=bool),
+                                 weights)[pick]
+        return np.nanmax(dist)
+
+    return _aggregate(_per_attribute(y_true, y_pred, sensitive_features, sample_weight,
+                                     largest), aggregate)

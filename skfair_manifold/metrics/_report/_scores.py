@@ -1,0 +1,151 @@
+"""Probability scores by group: ranking quality (AUC) and calibration (ECE, reliability table).
+
+Given the scores a classifier gives the favourable class (``predict_proba``'s
+column, or any score that ranks), :func:`score_tables` computes per group:
+
+* the area under the ROC curve, the probability that a random person with
+  the favourable true label is scored above a random one without it (ties
+  count one half), weighted by the sample weights; its interval is Hanley
+  and McNeil's (1982) standard error on the logit scale, so it stays inside
+  (0, 1) (coverage measured in the User Guide);
+* the expected calibration error over :data:`SCORE_BINS` equal-width bins of
+  ``[0, 1]``: the weighted mean over the group's rows of ``|mean score of the
+  bin - share of favourable labels in the bin|``, and the reliability table
+  behind it (nan when the scores leave ``[0, 1]``: they are then not
+  probabilities);
+
+and per attribute the largest AUC gap and the worst calibration, with the
+groups behind them.
+"""
+
+import numpy as np
+from scipy import stats
+
+from .._regression._inputs import continuous_column
+
+#: equal-width bins of [0, 1] of the calibration error and the reliability table
+SCORE_BINS = 10
+
+
+def score_column(y_score, n_samples):
+    """``y_score`` as a finite float64 column of ``n_samples`` rows, or a clear error."""
+    return continuous_column(y_score, "y_score", n_samples, what="(a score per row)")
+
+
+def weighted_auc(score, positive, weights):
+    """The weighted area under the ROC curve (ties one half); nan without both classes."""
+    w = np.ones(score.shape[0]) if weights is None else weights
+    values, inverse = np.unique(score, return_inverse=True)
+    pos = np.bincount(inverse, weights=np.where(positive, w, 0.0), minlength=values.shape[0])
+    neg = np.bincount(inverse, weights=np.where(positive, 0.0, w), minlength=values.shape[0])
+    total_pos, total_neg = pos.sum(), neg.sum()
+    if total_pos <= 0 or total_neg <= 0:
+        return np.nan
+    below = np.cumsum(neg) - neg  # negatives strictly below each value
+    return float(np.dot(pos, below + 0.5 * neg) / (total_pos * total_neg))
+
+
+def auc_interval(auc, n_pos, n_neg, confidence):
+    """Hanley and McNeil's interval of an AUC, on the logit scale (inside (0, 1))."""
+    if not (np.isfinite(auc) and n_pos > 0 and n_neg > 0):
+        return np.nan, np.nan
+    a = min(max(auc, 0.5 / (n_pos * n_neg)), 1 - 0.5 / (n_pos * n_neg))
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    var = (a * (1 - a) + (n_pos - 1) * (q1 - a * a) + (n_neg - 1) * (q2 - a * a)) \
+        / (n_pos * n_neg)
+    z = stats.norm.ppf(0.5 + confidence / 2)
+    half = z * np.sqrt(max(var, 0.0)) / (a * (1 - a))
+    centre = np.log(a / (1 - a))
+    return float(1 / (1 + np.exp(-(centre - half)))), float(1 / (1 + np.exp(-(centre + half))))
+
+
+def reliability(score, positive, weights, n_bins):
+    """Per bin of ``[0, 1]``: ``(count, weight, mean score, favourable share)``; ECE."""
+    w = np.ones(score.shape[0]) if weights is None else weights
+    bins = np.clip((score * n_bins).astype(np.int64), 0, n_bins - 1)
+    count = np.bincount(bins, minlength=n_bins)
+    weight = np.bincount(bins, weights=w, minlength=n_bins)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_score = np.bincount(bins, weights=w * score, minlength=n_bins) / weight
+        share = np.bincount(bins, weights=w * positive, minlength=n_bins) / weight
+    filled = weight > 0
+    ece = float(np.sum(weight[filled] * np.abs(mean_score[filled] - share[filled]))
+                / weight.sum())
+    return count, weight, mean_score, share, ece
+
+
+def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, n_bins,
+                 min_group_size):
+    """``(scores, reliability, gaps)`` DataFrames of the scores by group (see the module)."""
+    import pandas as pd
+
+    probabilities = bool(score.min() >= 0 and score.max() <= 1)
+    rows, index, table, gap_rows = [], [], [], {}
+    edges = np.linspace(0, 1, n_bins + 1)
+    for code, attr, labels in zip(codes, names, groups):
+        aucs, eces, compared = [], [], []
+        for g, group in enumerate(labels.tolist()):
+            mine = code == g
+            s, y = score[mine], true_pos[mine]
+            w = None if weights is None else weights[mine]
+            n_pos, n_neg = int(y.sum()), int((~y).sum())
+            auc = weighted_auc(s, y, w)
+            low, high = auc_interval(auc, n_pos, n_neg, confidence)
+            ece = np.nan
+            if probabilities:
+                count, weight, mean_score, share, ece = reliability(s, y, w, n_bins)
+                for b in range(n_bins):
+                    table.append({"attribute": attr, "group": group, "bin": b,
+                                  "bin_low": edges[b], "bin_high": edges[b + 1],
+                                  "count": int(count[b]), "mean_score": mean_score[b],
+                                  "favourable_share": share[b]})
+            index.append((attr, group))
+            rows.append({"count": int(mine.sum()), "positives": n_pos, "auc": auc,
+                         "auc_low": low, "auc_high": high, "mean_score": float(
+                             np.average(s, weights=w)), "ece": ece})
+            aucs.append(auc)
+            eces.append(ece)
+            compared.append(mine.sum() >= min_group_size)
+        aucs, eces, compared = np.array(aucs), np.array(eces), np.array(compared)
+        ok = np.flatnonzero(compared & np.isfinite(aucs))
+        row = {"auc_difference": np.nan, "auc_group_high": None, "auc_group_low": None,
+               "ece_worst": np.nan, "ece_worst_group": None}
+        if ok.shape[0] >= 2:
+            top, bottom = ok[np.argmax(aucs[ok])], ok[np.argmin(aucs[ok])]
+            row.update(auc_difference=float(aucs[top] - aucs[bottom]),
+                       auc_group_high=labels[top], auc_group_low=labels[bottom])
+        ok = np.flatnonzero(compared & np.isfinite(eces))
+        if ok.shape[0]:
+            worst = ok[np.argmax(eces[ok])]
+            row.update(ece_worst=float(eces[worst]), ece_worst_group=labels[worst])
+        gap_rows[attr] = row
+    scores = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
+        index, names=["attribute", "group"]))
+    frame = pd.DataFrame(table, columns=["attribute", "group", "bin", "bin_low", "bin_high",
+                                         "count", "mean_score", "favourable_share"])
+    gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
+    gaps.index.name = "attribute"
+    return scores, frame, gaps
+
+
+def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence,
+               min_group_size):
+    """The scores' tables of the rows added to ``report`` (``fairness_report(y_score=)``)."""
+    from .._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
+    from .._regression._engine import row_groups
+
+    if rows is None:
+        refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
+                    argument="y_score")
+    if isinstance(y_score, str):
+        if data is None:
+            raise ValueError(MSG_NEED_DATA.format(name="y_score", value=y_score))
+        y_score = to_narwhals(data)[y_score].to_numpy()
+    n = report.options["n_samples"]
+    score = score_column(y_score, n)
+    true_pos = np.asarray(rows["y_true"] == favourable)
+    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
+    report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
+        score, true_pos, codes, names, groups, rows.get("weights"), confidence=confidence,
+        n_bins=SCORE_BINS, min_group_size=min_group_size)
+    report.options["score_bins"] = SCORE_BINS
