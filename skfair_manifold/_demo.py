@@ -16,6 +16,10 @@ import sys
 import textwrap
 import time
 
+from skfair_manifold.datasets import make_biased_decisions
+from skfair_manifold.metrics import fairness_report
+from skfair_manifold.situation_testing import SituationTestingAuditor
+
 ACCURACY_SLACK = 0.01  # "within one point of the best accuracy"
 K_TESTERS = 50
 TAU = 0.05
@@ -54,8 +58,6 @@ def _measure(name, model, X_test, y_test, sensitive, seed):
     """Accuracy and one :func:`~skfair_manifold.metrics.fairness_report` of ``model``."""
     import numpy as np
 
-    from skfair_manifold.metrics import fairness_report
-
     y_pred = model.predict(X_test)
     report = fairness_report(y_test, y_pred, sensitive_features=sensitive, X=X_test,
                              estimator=model, hfm_options={"method": "exact"},
@@ -84,8 +86,6 @@ def run_demo(*, n_samples=6000, seed=0, out=None):
     """Run the demo and print to ``out`` (standard output by default)."""
     import numpy as np
     from sklearn.model_selection import train_test_split
-
-    from skfair_manifold.datasets import make_biased_decisions
 
     out = sys.stdout if out is None else out
     start = time.perf_counter()
@@ -187,8 +187,6 @@ def run_demo(*, n_samples=6000, seed=0, out=None):
 def _audit(data, *, method, seed):
     """Audit every decision of ``data`` for discrimination on its first attribute."""
     import numpy as np
-
-    from skfair_manifold.situation_testing import SituationTestingAuditor
 
     protected = data.sensitive_names[0]
     X = np.hstack([data.data, data.sensitive])

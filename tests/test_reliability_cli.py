@@ -141,7 +141,7 @@ def test_only_one_output_on_standard_output(capsys, decisions):
 
 def test_outputs_put_in_place_only_when_all_are_complete(capsys, decisions, tmp_path,
                                                          monkeypatch):
-    from skfair_manifold._html import _evidence_page
+    from skfair_manifold.situation_testing import _evidence as _evidence_page  # the page's caller
 
     path, _ = decisions
     out, page = tmp_path / "out.csv", tmp_path / "page.html"

@@ -2,6 +2,7 @@
 
 import math
 
+from ..utils._graph import ancestor_layers, parents_mapping
 
 #: a bar label longer than this is cut with an ellipsis (the full text is its tooltip)
 LABEL_CHARS = 40
@@ -59,12 +60,10 @@ def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
 
 def graph_layout(parents, decision, q, protected, *, width=640):
     """Geometry of the causal graph around ``decision`` (layers of ancestors), Q marked."""
-    from skfair_manifold.plotting._graph import _layers, _parents_mapping
-
-    mapping = _parents_mapping(parents)
+    mapping = parents_mapping(parents)
     if decision not in mapping:
         return None
-    layers = _layers(mapping, decision, depth=3)
+    layers = ancestor_layers(mapping, decision, depth=3)
     longest = max(len(_node_name(node)) for layer in layers for node in layer) + 4
     node_width = max(90, 8 * longest + 16)
     # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node

@@ -3,7 +3,11 @@
 import sys
 import time
 
-from skfair_manifold.cli._audit_table import TESTER_COLUMNS, tester_frame, tie_group_text
+from skfair_manifold.cli._audit_table import (
+    TESTER_COLUMNS,
+    tester_frame,
+    tie_group_text,
+)
 from skfair_manifold.cli._audit_table import evidence_table as audit_table
 from skfair_manifold.cli._io import (
     CLIError,
@@ -121,7 +125,7 @@ def fit_and_report(auditor, X, y, *, all_rows, progress):
     """
     import warnings
 
-    from skfair_manifold.situation_testing._progress import BlockProgress, reporting
+    from skfair_manifold.utils._progress import BlockProgress, reporting
 
     # in a terminal, KNN-DD's blocks drive the bar, with the estimate after the first
     blocks = BlockProgress(progress.label, stream=progress.stream, bar=True) \

@@ -16,7 +16,7 @@ from skfair_manifold.cli._io import (
     round_significant,
     write_text,
 )
-from skfair_manifold.metrics._groups._engine import summary_label
+from skfair_manifold.utils._summary_row import summary_label
 from skfair_manifold.utils._visible import visible_text
 
 MSG_HFM_PARQUET = (
@@ -125,8 +125,12 @@ def measure(data, *, method, m1, m2, scale, seed, baselines, n_boot=0, confidenc
 
     Returns ``(report, warning messages)``.
     """
-    from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report, hfm_report
-    from skfair_manifold.metrics._hfm._witnesses import witness_records
+    from skfair_manifold.metrics import (
+        UndefinedFairnessWarning,
+        fairness_report,
+        hfm_report,
+    )
+    from skfair_manifold.metrics._hfm import witness_records
 
     hfm_options = {"method": method, "m1": m1, "m2": m2, "scale": scale, "random_state": seed}
     if method == "exact":

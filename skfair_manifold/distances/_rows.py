@@ -6,14 +6,22 @@ the engine (``method="auto"``), and returns the row distances of both labels
 with what the metric needs to state them: exact values, or the certified
 approximation's corrected means, intervals and certain bounds of the maxima
 (:mod:`._certified`), and on request the rows behind each maximum
-(:mod:`._witnesses`). The metric layer (``metrics/_hfm.py``) keeps Eq. 8.
+(:mod:`._witnesses`). The metric layer (``metrics/_hfm/``) keeps Eq. 8.
+
+It is the one module of the engine that another room imports: with
+:func:`row_distances` it hands on the min-max scaling the engine applies
+(:func:`min_max`, :func:`apply_min_max`: the witnesses and the bootstrap
+scale the rows as the engine does).
 """
 
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from skfair_manifold.distances._approx import MAX_WORKING_MEMORY, approx_row_distances
-from skfair_manifold.distances._approx_settings import draw_projections, resolve_settings
+from skfair_manifold.distances._approx_settings import (
+    draw_projections,
+    resolve_settings,
+)
 from skfair_manifold.distances._certified import (
     certified_statistics,
     certify,
@@ -26,8 +34,12 @@ from skfair_manifold.distances._cost import (
     switch_after_pilot,
 )
 from skfair_manifold.distances._exact import ExactEngine
-from skfair_manifold.distances._numerics import distance_features, min_max
-from skfair_manifold.distances._reuse import exact_rows, fold_state
+from skfair_manifold.distances._numerics import (
+    apply_min_max,
+    distance_features,
+    min_max,
+)
+from skfair_manifold.distances._reuse import exact_rows, fold_state, labellings_follow
 from skfair_manifold.distances._sample_size import MIN_CHECKS, adaptive_sample
 from skfair_manifold.distances._witnesses import witnesses
 from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
@@ -38,6 +50,9 @@ from skfair_manifold.utils._validation import (
     encode_sensitive,
     label_coordinates,
 )
+
+__all__ = ["apply_min_max", "auto_choice", "min_max", "row_distances"]
+
 
 def auto_choice(X, labels, codes, *, minmax, m1, m2, n_vectors, sample_size):
     """``method="auto"``: the cost model's choice (:func:`._cost.choose`) on these rows.
@@ -83,7 +98,7 @@ def _prepare(X, labels, sensitive_features, *, scale):
 
 def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vectors,
                   random_state, n_jobs, candidates, sample_size, max_checks, confidence,
-                  want_max=True, with_witnesses=False):
+                  want_max=True, with_witnesses=False, search=False):
     """Row distances of ``labels = (y_true, y_pred)`` and their statistics, one call.
 
     Private: the options are validated by the public metrics; the arrays are
@@ -93,7 +108,9 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
     positions, a corrected mean from ``sample_size`` exact rows, maxima
     checked within ``max_checks`` rows, intervals at level ``confidence``)
     or ``"auto"`` (:func:`auto_choice`, the cost model of :mod:`._cost`). Exact distances are reused
-    across the calls of a search (:mod:`._reuse`), equal bit for bit.
+    across the calls of a search (:mod:`._reuse`), equal bit for bit; ``search``:
+the call is a model search's, which scores other labellings of the same rows
+next (:func:`._reuse.labellings_follow`).
 
     Returns
     -------
@@ -111,6 +128,13 @@ def row_distances(X, labels, sensitive_features, *, method, scale, m1, m2, n_vec
         (converted, not min-max scaled), ``minmax`` (``(lo, span)`` of the
         scaling the engines apply, or None), ``labels`` and ``codes``.
     """
+    if search:
+        with labellings_follow():
+            return row_distances(
+                X, labels, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
+                n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs,
+                candidates=candidates, sample_size=sample_size, max_checks=max_checks,
+                confidence=confidence, want_max=want_max, with_witnesses=with_witnesses)
     X, minmax, labels, codes, names, groups = _prepare(X, labels, sensitive_features,
                                                        scale=scale)
     n, p = X.shape

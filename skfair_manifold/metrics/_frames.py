@@ -35,20 +35,21 @@ This module reads frames (narwhals, names, checks, collection); the
 aggregation itself is :func:`._frame_cells.frame_cell_table`.
 """
 
-import warnings
 
-import numpy as np
 
+from ..utils._narwhals import (  # noqa: F401  (is_lazy, to_narwhals: this room's door)
+    MSG_BACKEND,
+    MSG_NOT_A_FRAME,
+    collect,
+    from_native,
+    is_lazy,
+    schema_names,
+    to_narwhals,
+)
 from ..utils._sklearn_compat import HasMethods
 from ..utils._validation import did_you_mean
 
-
 __all__ = ["FrameConstraint", "frame_columns", "is_lazy", "to_narwhals"]
-
-MSG_NOT_A_FRAME = (
-    "data must be a DataFrame, LazyFrame or relation that narwhals supports (pandas, "
-    "polars, pyarrow, DuckDB, Dask, PySpark); got {type}."
-)
 
 MSG_NOT_A_NAME = (
     "with data= given, {name} must be a column name of data (a str); got {type}."
@@ -91,11 +92,6 @@ MSG_WEIGHT_BAD = (
     "(or sums to a value that is not finite)."
 )
 
-MSG_BACKEND = (
-    "the installed libraries cannot compute on a {type} here: {detail}. Upgrade narwhals "
-    "and the frame's library (and pyarrow, whose recent versions need NumPy 2) together."
-)
-
 MSG_NOT_COMPARABLE = (
     "the favourable class {value!r} cannot be compared with the label columns (types "
     "{true} and {pred}); pass pos_label of the labels' type."
@@ -111,17 +107,6 @@ _COUNT, _NONNULL, _MIN = "__skfm_count", "__skfm_nonnull", "__skfm_min"
 _YT, _YP = "__skfm_y_true", "__skfm_y_pred"
 
 
-def _from_native(data, **options):
-    import narwhals as nw
-
-    with warnings.catch_warnings():
-        # narwhals announces that its Dask support moves to another package: a notice
-        # about narwhals' own packaging, not about the caller's data
-        warnings.filterwarnings("ignore", message="Dask support is moving",
-                                category=FutureWarning)
-        return nw.from_native(data, **options)
-
-
 class FrameConstraint(HasMethods):
     """The ``validate_params`` constraint of ``data=``: a frame narwhals supports.
 
@@ -135,34 +120,12 @@ class FrameConstraint(HasMethods):
     def is_satisfied_by(self, val):
         import narwhals as nw
 
-        converted = _from_native(val, pass_through=True)
+        converted = from_native(val, pass_through=True)
         return isinstance(converted, (nw.DataFrame, nw.LazyFrame))
 
     def __str__(self):
         return ("a DataFrame, LazyFrame or relation that narwhals supports (pandas, polars, "
                 "pyarrow, DuckDB, Dask, PySpark)")
-
-
-def to_narwhals(data):
-    """``data`` as a narwhals DataFrame or LazyFrame, or a TypeError."""
-    import narwhals as nw
-
-    try:
-        frame = _from_native(data)
-    except TypeError:
-        raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__)) from None
-    except ImportError as exc:  # e.g. a narwhals older than the frame library
-        raise ImportError(MSG_BACKEND.format(type=type(data).__name__, detail=exc)) from exc
-    if not isinstance(frame, (nw.DataFrame, nw.LazyFrame)):
-        raise TypeError(MSG_NOT_A_FRAME.format(type=type(data).__name__))
-    return frame
-
-
-def is_lazy(data):
-    """True when ``data`` is a lazy or distributed frame (no rows in memory)."""
-    import narwhals as nw
-
-    return isinstance(to_narwhals(data), nw.LazyFrame)
 
 
 def refuse_rows(data, *, what, argument):
@@ -179,16 +142,8 @@ def _names(value, name, *, many=False):
     return values
 
 
-def _schema_names(frame):
-    import narwhals as nw
-
-    if isinstance(frame, nw.LazyFrame):
-        return list(frame.collect_schema().names())
-    return list(frame.columns)
-
-
 def _check_columns(frame, wanted):
-    present = _schema_names(frame)
+    present = schema_names(frame)
     for name, column in wanted:
         if column not in present:
             shown = ", ".join(repr(c) for c in present[:20]) + (", ..." if len(present) > 20
@@ -203,34 +158,6 @@ def _column_names(y_true, y_pred, sensitive_features, sample_weight):
     sensitive = _names(sensitive_features, "sensitive_features", many=True)
     weight_col = None if sample_weight is None else _names(sample_weight, "sample_weight")[0]
     return true_col, pred_col, sensitive, weight_col
-
-
-def _collect(frame):
-    import narwhals as nw
-
-    if not isinstance(frame, nw.LazyFrame):
-        return frame
-    # DuckDB's result as pandas (its own conversion): narwhals' default, pyarrow, is
-    # not needed for a table of a few hundred rows
-    backend = "pandas" if type(frame.to_native()).__module__.startswith("duckdb") else None
-    try:
-        return frame.collect(backend=backend)
-    except ImportError as exc:  # the result's library (pyarrow for DuckDB) cannot load
-        raise ImportError(MSG_BACKEND.format(type=type(frame.to_native()).__name__,
-                                             detail=exc)) from exc
-
-
-def _numpy(series):
-    """A narwhals Series as numpy; missing values as None (objects) or NaN (floats)."""
-    values = series.to_numpy()
-    if values.dtype.kind == "U":  # text as Python strings, as pandas gives them
-        values = values.astype(object)
-    if values.dtype == object or series.null_count():
-        missing = np.asarray(series.is_null().to_numpy(), dtype=bool)
-        if missing.any():
-            values = values.astype(object)
-            values[missing] = None
-    return values
 
 
 def _checked_names(frame, y_true, y_pred, sensitive_features, sample_weight):
@@ -254,7 +181,7 @@ def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=Non
     frame = to_narwhals(data)
     true_col, pred_col, sensitive, weight_col = _checked_names(
         frame, y_true, y_pred, sensitive_features, sample_weight)
-    frame = _collect(frame)
+    frame = collect(frame)
     weights = None if weight_col is None else frame[weight_col].to_native()
     return (frame[true_col].to_native(), frame[pred_col].to_native(),
             frame.select(sensitive).to_native(), weights)

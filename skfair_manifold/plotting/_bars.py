@@ -5,6 +5,7 @@ from typing import Any
 import numpy as np
 
 from skfair_manifold.plotting._base import get_axes
+from skfair_manifold.utils._summary_row import ALL_ATTRIBUTES
 
 MSG_BREAKDOWN = (
     "breakdown must map each sensitive attribute to a number, or to a mapping of measure "
@@ -22,7 +23,6 @@ MSG_NO_MEASURES = "measures is empty: name at least one measure to draw, or pass
 MSG_UNKNOWN_MEASURES = "measure(s) {unknown} are not in breakdown; its measures are {known}."
 
 HFM_MEASURES = ["hfm_max", "hfm_avg"]
-ALL_ATTRIBUTES = "all attributes"
 
 
 def _from_report(breakdown):

@@ -5,11 +5,10 @@ from typing import Any
 import numpy as np
 
 from skfair_manifold.plotting._base import get_axes
+from skfair_manifold.utils._graph import MSG_GRAPH_KIND  # noqa: F401  (the tests')
+from skfair_manifold.utils._graph import ancestor_layers as _layers
+from skfair_manifold.utils._graph import parents_mapping as _parents_mapping
 
-MSG_GRAPH_KIND = (
-    "graph must be a mapping child -> parents, an object with `nodes` and `predecessors` "
-    "(such as a networkx.DiGraph), or a fitted SituationTestingAuditor; got {kind}."
-)
 MSG_NO_DECISION = (
     "the decision node {decision!r} is not in the graph (nodes: {nodes}); pass decision=... "
     "with its name."
@@ -21,43 +20,12 @@ _Q_ATTRS = ("q_", "Q_", "q_names_")
 _DECISION_ATTRS = ("decision_", "decision_name_")
 
 
-def _parents_mapping(graph):
-    """Normalise any accepted graph to ``{node: [parents]}`` with every node a key."""
-    if hasattr(graph, "predecessors") and hasattr(graph, "nodes"):
-        nodes = list(graph.nodes)
-        parents = {node: list(graph.predecessors(node)) for node in nodes}
-    elif hasattr(graph, "items"):
-        parents = {child: list(ps) for child, ps in graph.items()}
-    else:
-        raise TypeError(MSG_GRAPH_KIND.format(kind=type(graph).__name__))
-    for ps in list(parents.values()):
-        for p in ps:
-            parents.setdefault(p, [])
-    return parents
-
-
 def _first_attr(obj, names):
     for name in names:
         value = getattr(obj, name, None)
         if value is not None:
             return value
     return None
-
-
-def _layers(parents, decision, depth):
-    """Breadth-first layers of ancestors: [decision], [its parents], [theirs], ..."""
-    layers, seen = [[decision]], {decision}
-    for _ in range(depth):
-        layer = []
-        for node in layers[-1]:
-            for p in parents[node]:
-                if p not in seen:
-                    seen.add(p)
-                    layer.append(p)
-        if not layer:
-            break
-        layers.append(layer)
-    return layers
 
 
 def plot_causal_graph(

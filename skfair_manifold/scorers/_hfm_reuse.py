@@ -1,5 +1,6 @@
 """An HFM scorer's value, shared by the max and avg scorers of one call and followed by a search."""
 
+from ..metrics._hfm import scorer_report, warn_kind
 from ..utils._pipeline import _is_pipeline, transformed_features
 from ..utils._validation import is_dataframe, is_series, resolve_columns
 
@@ -42,9 +43,6 @@ def hfm_value(scorer, method_caller, estimator, X, X_metric, y_true, A, kwargs):
     the kind (the maximum's check moves the mean's estimate), so it is not
     shared; nor is anything when an option is not a plain value.
     """
-    from ..distances._reuse import labellings_follow
-    from ..metrics._hfm._metrics import scorer_report, warn_kind
-
     kind = scorer._name[4:]
     options = {**scorer._kwargs, **kwargs}
     shared = _call_cache(method_caller)
@@ -68,9 +66,9 @@ def hfm_value(scorer, method_caller, estimator, X, X_metric, y_true, A, kwargs):
         elif scorer._sensitive is None:
             drop = _routed_names(A, X)
         X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(scorer))
-    with labellings_follow():  # a search scores other candidates on these rows
-        report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,
-                               **options)
+    # a search scores other candidates on these rows
+    report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,
+                           search=True, **options)
     if key is not None and report.method == "exact":
         shared[key] = report
     return report[scorer._name]

@@ -10,13 +10,14 @@ tables and renders itself.
 
 import numpy as np
 
-from ._selection._auto_k import AUTO_CEILING, AUTO_FLOOR
-from ._selection._cbn import CAUSAL_EFFECT_NOTES
+from .. import __version__
 from ._evidence import SIDES, SituationTestingReport, python_value
-from ._stats._continuous import CONTINUOUS_COLUMNS, detectable_mean_gaps
 from ._flags import COLUMNS, FDR_NAMES, exceeds
 from ._records import KINDS
+from ._selection._auto_k import AUTO_CEILING, AUTO_FLOOR
+from ._selection._cbn import CAUSAL_EFFECT_NOTES
 from ._selection._methods import CBNMethod
+from ._stats._continuous import CONTINUOUS_COLUMNS, detectable_mean_gaps
 from ._stats._power import detectable_gaps, next_flag_threshold
 from ._verdict import near_testers, structure_bootstrap, verdicts
 
@@ -146,8 +147,6 @@ class EvidenceAssembly:
     def _provenance(self):
         """What the evidence rests on: version, date, options, graph, column kinds."""
         import datetime
-
-        from .. import __version__
 
         declared = {str(c): kind for kind in KINDS for c in (getattr(self, kind) or [])}
         uses_graph = self.graph_ is not None

@@ -13,12 +13,12 @@ from sklearn.utils.validation import check_is_fitted
 from ..utils._sklearn_compat import _fit_context
 from ._assembly import EvidenceAssembly
 from ._checks import PARAMETER_CONSTRAINTS, InputChecks
-from ._stats._continuous import MSG_CONTINUOUS_LAZY
 from ._evidence import SituationTestingReport
 from ._fitting import Fitting
 from ._flags import FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
 from ._lazy._fit import fit_frame, is_lazy_frame
 from ._lazy._verdicts import flag_frame
+from ._stats._continuous import MSG_CONTINUOUS_LAZY
 
 
 class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,

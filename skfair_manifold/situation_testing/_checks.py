@@ -19,18 +19,24 @@ from ..utils._validation import (
     is_int,
     locate_column,
 )
-from ._selection._cbn import CAUSAL_EFFECTS
+from ._constants import (  # noqa: F401  (the messages of fit's checks, for the tests)
+    FIT_PARAMS,
+    MSG_LAZY_ROWS,
+    MSG_NO_PROTECTED,
+    MSG_NO_PROTECTED_VALUE,
+    MSG_PROTECTED_KIND,
+    MSG_SINGLE_GROUP,
+)
 from ._discretize import BINNINGS
 from ._evidence import python_value
-from ._stats._interval import BOUNDS
-from ._selection._methods import METHOD_NAMES
-from ._stats._pvalue import FDR_METHODS
 from ._records import check_no_datetime
+from ._selection._cbn import CAUSAL_EFFECTS
 from ._selection._citests import TESTS
+from ._selection._methods import METHOD_NAMES
 from ._stats._continuous import DECISIONS, check_continuous_y, decision_codes
+from ._stats._interval import BOUNDS
+from ._stats._pvalue import FDR_METHODS
 
-MSG_NO_PROTECTED = "protected is required: the column of X that holds the protected attribute."
-MSG_NO_PROTECTED_VALUE = "protected_value is required: the value of the protected group c-."
 MSG_PROTECTED_NOT_FOUND = "protected column {protected!r} is not a column of X ({columns}).{hint}"
 MSG_PROTECTED_NAME_NO_NAMES = (
     "protected={protected!r} is a name but X has no column names; pass a DataFrame or the "
@@ -38,10 +44,6 @@ MSG_PROTECTED_NAME_NO_NAMES = (
 )
 MSG_UNKNOWN_PROTECTED_VALUE = (
     "protected_value {value!r} does not occur in column {column!r}; its values are {values}."
-)
-MSG_SINGLE_GROUP = (
-    "every row is {which}: situation testing compares the protected group with the others, "
-    "so both must occur in the data."
 )
 MSG_SINGLE_DECISION = (
     "the decision y has a single class ({value!r}); both a positive and a negative decision "
@@ -74,17 +76,11 @@ MSG_FITTED_ROWS = (
     "fitted_rows must hold one position in the fitted data (0 .. {n_fit}, or -1 for a person "
     "not fitted) per row of X ({n_rows} rows); got {problem}."
 )
-MSG_PROTECTED_KIND = "the protected column {column!r} cannot be declared {kind}: it is nominal."
 MSG_REFIT = (
     "parameter(s) {names} changed since fit (set_params); the fitted testers' pool depends "
     "on them: call fit again."
 )
 
-#: parameters read by fit only: changing one after fit needs a new fit
-FIT_PARAMS = ("protected", "protected_value", "method", "decision", "positive_label", "graph",
-              "structure", "alpha", "structure_test", "max_depth", "smoothing",
-              "causal_effect", "nominal", "ordinal", "interval", "n_bins", "binning",
-              "algorithm", "random_state")
 
 PARAMETER_CONSTRAINTS = {
     "protected": "no_validation",
@@ -143,8 +139,6 @@ class InputChecks:
         # polars and other frames as pandas, so that every scikit-learn version
         # records their column names
         if not reset and getattr(self, "_frame_fit", None) is not None:
-            from ._lazy._fit import MSG_LAZY_ROWS
-
             raise ValueError(MSG_LAZY_ROWS.format(what="this method on rows in memory"))
         X = as_pandas_frame(X)
         check_complete(X)

@@ -80,28 +80,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .._html import render_evidence
 from ._stats._power import not_flagged_gaps
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
 
 _NUMBERS = ("p1", "p2", "mean1", "mean2", "diff", "diff_lower", "diff_upper", "p_value",
             "q_value", "n1", "n2", "diff_se", "df", "detectable_gap")
-
-
-class CellRows:
-    """The fitted rows of each cell: ``rows[bounds[s]:bounds[s + 1]]`` for segment ``s``.
-
-    A cell's segment is ``cell`` (KNN-DD: a unit of identical records,
-    ``sides=1``) or ``2 * cell + side`` (CBN-DD: one side of a subgroup,
-    ``sides=2``).
-    """
-
-    def __init__(self, rows, bounds, *, sides):
-        self.rows, self.bounds, self.sides = rows, bounds, sides
-
-    def __call__(self, cell, side):
-        seg = int(cell) * self.sides + (int(side) if self.sides == 2 else 0)
-        return self.rows[self.bounds[seg]:self.bounds[seg + 1]]
 
 
 class PersonEvidence(dict):
@@ -312,8 +297,6 @@ class SituationTestingReport(Sequence):
         >>> page.startswith("<!DOCTYPE html>") and 'id="flagged-table"' in page
         True
         """
-        from .._html._evidence_page import render_evidence
-
         return render_evidence(self, ids=ids, fitted_ids=fitted_ids, max_sheets=max_sheets,
                                title=title)
 

@@ -12,24 +12,18 @@ import warnings
 import numpy as np
 
 from ..utils._sizes import MAX_STRUCTURE_BOOT, check_size
-from ._stats._continuous import MSG_CONTINUOUS_OPTION
-from ._checks import (
+from ._constants import (
     FIT_PARAMS,
+    MSG_NO_ARC,
     MSG_NO_PROTECTED,
     MSG_NO_PROTECTED_VALUE,
     MSG_PROTECTED_KIND,
     MSG_SINGLE_GROUP,
 )
 from ._flags import RateCache
-from ._selection._methods import FitData, build_method
 from ._records import KINDS, Records, Units
-
-MSG_NO_ARC = (
-    "the causal graph has no arc {protected!r} -> {decision!r}: the paper's premise (the "
-    "protected attribute is a direct cause of the decision) does not hold, so the graph "
-    "itself says the decision does not depend on it directly. Flags are kept but their "
-    "verdict is 'fragile' (see structure_info_['protected_arc'])."
-)
+from ._selection._methods import FitData, build_method
+from ._stats._continuous import MSG_CONTINUOUS_OPTION
 
 
 class Fitting:

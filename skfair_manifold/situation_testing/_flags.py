@@ -13,11 +13,16 @@ import hashlib
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._memory import check_allocation
+from ..utils._progress import REPORTER, BlockProgress, reporting
 from ..utils._sklearn_compat import _check_feature_names_in
-
 from ._selection._auto_k import MSG_NO_WITHIN, auto_k, rates_at
-from ._stats._continuous import CONTINUOUS_COLUMNS, mean_table, segment_sums, tester_moments
-from ._progress import REPORTER, BlockProgress, reporting
+from ._stats._continuous import (
+    CONTINUOUS_COLUMNS,
+    mean_table,
+    segment_sums,
+    tester_moments,
+)
 from ._stats._interval import diff_bounds
 from ._stats._pvalue import (
     discrete_step_up,
@@ -321,8 +326,6 @@ class FlagCore:
 
     def _pair_distances(self, X, Y):
         """``pairwise``'s body: the method's distance from each row of X to each of Y."""
-        from ..utils._memory import check_allocation
-
         Zx = self._encode(self._validate(X))
         Zy = self._records.Z if Y is None else self._encode(self._validate(Y))
         check_allocation(self._method.bytes_per_pair * Zx.shape[0] * Zy.shape[0],

@@ -41,14 +41,16 @@ negative decision); other rows get ``""``:
 """
 
 import numpy as np
+from sklearn.utils import check_random_state
+
+from ._constants import MIN_EFFECTIVE_TESTERS
+from ._selection._auto_k import auto_caliper, auto_k, rates_at
+from ._selection._parent_search import local_parent_search, search_inputs
+from ._selection._weak_parents import rule_k
 
 VERDICTS = ("discriminated", "not discriminated", "fragile", "insufficient")
 
-#: The least effective number of testers per side for a verdict either way.
-MIN_EFFECTIVE_TESTERS = 10
 
-#: The distance within which ``MIN_EFFECTIVE_TESTERS`` testers a side must lie, per method.
-NEAR_DISTANCE = {"cbn": 0.05, "knn": 0.2}
 
 #: The least share of the structure bootstrap's replicates in which a flag must hold.
 BOOTSTRAP_HOLD_SHARE = 0.5
@@ -171,12 +173,6 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
     qs : list of tuple
         The Q (column positions) of each replicate.
     """
-    from sklearn.utils import check_random_state
-
-    from ._selection._auto_k import auto_caliper, auto_k, rates_at
-    from ._selection._parent_search import local_parent_search, search_inputs
-    from ._selection._weak_parents import rule_k
-
     rng = check_random_state(random_state)
     records = est._records
     B = records.binned(records.Z)

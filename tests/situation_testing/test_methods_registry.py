@@ -10,8 +10,12 @@ from skfair_manifold.situation_testing import (
     register_method,
     unregister_method,
 )
-from skfair_manifold.situation_testing._evidence import CellRows
-from skfair_manifold.situation_testing._selection._methods import METHODS, CBNMethod, KNNMethod
+from skfair_manifold.situation_testing._selection._methods import (
+    METHODS,
+    CBNMethod,
+    CellRows,
+    KNNMethod,
+)
 
 
 class ExactMatch:

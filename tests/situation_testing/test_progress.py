@@ -7,8 +7,8 @@ import numpy as np
 from skfair_manifold.cli._audit import Progress, fit_and_report
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing import _progress
-from skfair_manifold.situation_testing._progress import BlockProgress
+from skfair_manifold.utils import _progress
+from skfair_manifold.utils._progress import BlockProgress
 
 KW = dict(protected="sex", protected_value="female", method="knn", k=10)
 

@@ -13,7 +13,7 @@ from skfair_manifold.situation_testing import SituationTestingAuditor
 from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue, q_values
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import null_decisions
-from skfair_manifold.situation_testing._verdict import MIN_EFFECTIVE_TESTERS
+from skfair_manifold.situation_testing._constants import MIN_EFFECTIVE_TESTERS
 
 
 # --- the FDR procedure against a plain reference ------------------------------------------
@@ -274,7 +274,7 @@ def _dense_and_far(claimant_x, n_each=40):
 
 
 def test_verdict_insufficient_when_the_testers_lie_far_from_the_claimant():
-    from skfair_manifold.situation_testing._verdict import NEAR_DISTANCE
+    from skfair_manifold.situation_testing._constants import NEAR_DISTANCE
 
     X, y = _dense_and_far(0.0)
     verdict, est = _verdict_of_claimant(X, y, 20)

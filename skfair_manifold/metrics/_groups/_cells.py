@@ -20,6 +20,13 @@ from math import prod
 
 import numpy as np
 
+from ...utils._validation import (
+    MSG_SINGLE_GROUP,
+    encode_column,
+    sensitive_columns,
+    small_int_bounds,
+)
+
 __all__ = ["CellTable", "cell_table", "rows_cell_table"]
 
 #: rows of one block of the in-memory counting (its temporaries stay in the cache)
@@ -233,13 +240,6 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
     length is made, and the groups are the values that occur. Otherwise the
     columns are encoded and keyed as :func:`cell_table` does.
     """
-    from ...utils._validation import (
-        MSG_SINGLE_GROUP,
-        encode_column,
-        sensitive_columns,
-        small_int_bounds,
-    )
-
     names, columns = sensitive_columns(sensitive_features, n_samples)
     parts = []  # per attribute: (column to read, lowest value, span, its values or None)
     for attr, col in zip(names, columns):

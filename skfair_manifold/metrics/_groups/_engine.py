@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 from sklearn.utils import Bunch
 
+from ...utils._summary_row import summary_label
 from .._bootstrap import group_sums, percentile, replicate_weights, total_sums
 from .._common import MSG_GROUP_UNDEFINED, MSG_GROUPS_LEFT_OUT
 from ._intervals import detectable_difference, gap_intervals, rate_interval
@@ -21,8 +22,6 @@ from ._rates import GAP_FORMS, GAP_RATES, RATES, gaps_of, rate_parts, rates_of
 FOUR_FIFTHS = 0.8
 #: the default smallest group compared (see :func:`fairness_report`, ``min_group_size``)
 MIN_GROUP_SIZE = 30
-#: the label the summary row takes when no attribute is called so
-ALL_ATTRIBUTES = "all attributes"
 
 _WHAT = {
     "demographic_parity": "row of non-zero weight",
@@ -39,16 +38,6 @@ MSG_CELLS_UNDEFINED = (
     "fairness_report: {count} per-group rate(s) are 0/0 and reported as nan: {cells}. "
     "(policy: undefined values are nan, never a sentinel)"
 )
-
-
-def summary_label(attributes):
-    """``"all attributes"``, or a variant that no attribute is called."""
-    taken = {str(a) for a in attributes}
-    label, k = ALL_ATTRIBUTES, 1
-    while label in taken:
-        label = f"{ALL_ATTRIBUTES} (summary{'' if k == 1 else f' {k}'})"
-        k += 1
-    return label
 
 
 def verdict(low, high, value, threshold=FOUR_FIFTHS):

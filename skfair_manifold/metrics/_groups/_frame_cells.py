@@ -2,15 +2,10 @@
 
 import numpy as np
 
-from ._cells import CellTable, _row_keys
+from ...utils._narwhals import collect, to_narwhals, to_numpy
+from ...utils._validation import check_pair, encode_column
 from .._common import positive_masks
 from .._frames import (
-    MSG_LABEL_MISSING,
-    MSG_NOT_COMPARABLE,
-    MSG_NO_ROWS,
-    MSG_SENSITIVE_MISSING_FRAME,
-    MSG_WEIGHT_BAD,
-    MSG_WEIGHT_MISSING,
     _COUNT,
     _MIN,
     _NONNULL,
@@ -20,23 +15,27 @@ from .._frames import (
     _W2,
     _YP,
     _YT,
+    MSG_LABEL_MISSING,
+    MSG_NO_ROWS,
+    MSG_NOT_COMPARABLE,
+    MSG_SENSITIVE_MISSING_FRAME,
+    MSG_WEIGHT_BAD,
+    MSG_WEIGHT_MISSING,
     _checked_names,
-    _collect,
-    _numpy,
-    to_narwhals,
 )
+from ._cells import CellTable, _row_keys
 
 
 def _label_classes(frame, true_col, pred_col):
     """The distinct (y_true, y_pred) pairs as two numpy arrays, one small query."""
     import narwhals as nw
 
-    pairs = _collect(frame.group_by(true_col, pred_col).agg(nw.len().alias(_COUNT)))
+    pairs = collect(frame.group_by(true_col, pred_col).agg(nw.len().alias(_COUNT)))
     if pairs.shape[0] == 0:
         raise ValueError(MSG_NO_ROWS)
     columns = []
     for name, column in (("y_true", true_col), ("y_pred", pred_col)):
-        values = _numpy(pairs[column])
+        values = to_numpy(pairs[column])
         missing = np.array([v is None or (isinstance(v, float) and v != v) for v in
                             values.tolist()])
         if missing.any():
@@ -90,8 +89,6 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
     """
     import narwhals as nw
 
-    from ...utils._validation import check_pair, encode_column
-
     frame = to_narwhals(data)
     true_col, pred_col, sensitive, weight_col = _checked_names(
         frame, y_true, y_pred, sensitive_features, sample_weight)
@@ -139,7 +136,7 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
                          nw.col(_W).count().alias(_NONNULL), nw.col(_W).min().alias(_MIN)]
     grouped = (frame.select(*sensitive, *indicators)
                .group_by(*sensitive, _TRUE, _PRED).agg(*aggregations))
-    cells = _collect(grouped)
+    cells = collect(grouped)
     if cells.shape[0] == 0:
         raise ValueError(MSG_NO_ROWS)
     if not _labels_pass(cells, numeric_rule):
@@ -170,12 +167,12 @@ def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metr
     grouped = (frame.select(*sensitive, nw.col(true_col).alias(_YT),
                             nw.col(pred_col).alias(_YP), *columns)
                .group_by(*keys).agg(nw.len().alias(_COUNT), *aggregations))
-    cells = _collect(grouped)
+    cells = collect(grouped)
     if cells.shape[0] == 0:
         raise ValueError(MSG_NO_ROWS)
     labels = []
     for name, column, key in (("y_true", true_col, _YT), ("y_pred", pred_col, _YP)):
-        values = _numpy(cells[key])
+        values = to_numpy(cells[key])
         if values.dtype == object:  # a missing label
             raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
         labels.append(values)
@@ -209,7 +206,7 @@ def _labels_pass(cells, numeric_rule):
     -1/1; with it, the favourable class must occur. False sends the caller to the
     distinct labels, which give the in-memory message.
     """
-    indicators = [_numpy(cells[_TRUE]), _numpy(cells[_PRED])]
+    indicators = [to_numpy(cells[_TRUE]), to_numpy(cells[_PRED])]
     if any(v.dtype == object or (v.dtype.kind == "f" and np.isnan(v).any())
            for v in indicators):
         return False  # a missing label somewhere
@@ -217,8 +214,8 @@ def _labels_pass(cells, numeric_rule):
         return bool(any(np.asarray(v, dtype=np.int64).max() == 1 for v in indicators))
     values = set()
     for name in (_YT, _YP):
-        low = np.asarray(_numpy(cells[name + "_min"]), dtype=np.float64)
-        high = np.asarray(_numpy(cells[name + "_max"]), dtype=np.float64)
+        low = np.asarray(to_numpy(cells[name + "_min"]), dtype=np.float64)
+        high = np.asarray(to_numpy(cells[name + "_max"]), dtype=np.float64)
         if not (np.isfinite(low).all() and np.array_equal(low, high)):
             return False
         values.update(low.tolist())
@@ -231,9 +228,9 @@ def _table_of(cells, sensitive, weight_col, encode_column, indicators=None):
     count = np.asarray(cells[_COUNT].to_numpy(), dtype=np.int64)
     if weighted:
         nonnull = np.asarray(cells[_NONNULL].to_numpy(), dtype=np.int64)
-        smallest = np.asarray(_numpy(cells[_MIN]), dtype=np.float64)
-        weight = np.asarray(_numpy(cells[_W]), dtype=np.float64)
-        weight_sq = np.asarray(_numpy(cells[_W2]), dtype=np.float64)
+        smallest = np.asarray(to_numpy(cells[_MIN]), dtype=np.float64)
+        weight = np.asarray(to_numpy(cells[_W]), dtype=np.float64)
+        weight_sq = np.asarray(to_numpy(cells[_W2]), dtype=np.float64)
         n_missing = int((count - nonnull).sum())
         if n_missing:
             raise ValueError(MSG_WEIGHT_MISSING.format(column=weight_col, count=n_missing))
@@ -244,7 +241,7 @@ def _table_of(cells, sensitive, weight_col, encode_column, indicators=None):
                                                    value=float(smallest[bad][0])))
     codes, groups = [], []
     for column in sensitive:
-        values = _numpy(cells[column])
+        values = to_numpy(cells[column])
         missing = np.array([v is None or (isinstance(v, float) and v != v)
                             for v in values.tolist()]) if values.dtype.kind in "Of" else \
             np.zeros(values.shape[0], dtype=bool)

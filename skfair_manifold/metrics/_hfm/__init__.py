@@ -1,1 +1,11 @@
-"""HFM (Eq. 8): hfm_max, hfm_avg and hfm_report from the row distances, their options, witnesses and bootstrap intervals."""
+"""HFM (Eq. 8): hfm_max, hfm_avg and hfm_report from the row distances, their options, witnesses and bootstrap intervals.
+
+The names below are this wing's face for the package's other rooms (the
+scorers' entry, the command line's witnesses); inside ``metrics`` the
+modules are imported directly.
+"""
+
+from ._metrics import scorer_report, warn_kind
+from ._witnesses import witness_records
+
+__all__ = ["scorer_report", "warn_kind", "witness_records"]

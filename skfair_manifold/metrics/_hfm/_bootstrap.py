@@ -75,7 +75,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
-from ...distances._numerics import apply_min_max
+from ...distances._rows import apply_min_max
 from .._bootstrap import percentile
 
 #: Replicate counts held at once: ``chunk * n_samples`` integers at most.

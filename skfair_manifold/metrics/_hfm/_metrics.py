@@ -23,7 +23,6 @@ from ...utils._typing import ArrayLike, MatrixLike, RandomStateLike, SensitiveLi
 from ._params import LOG_NOTE, PARAMS, PARAMS_DOC
 from ._values import _compute, _warn_undefined
 
-
 #: Repetitions of the projections of the certified approximation (the paper: 25).
 DEFAULT_M1 = 5
 
@@ -39,17 +38,19 @@ LOG10_FACTOR = 1.0 / np.log(10.0)
 def scorer_report(kind, y_true, y_pred, *, X=None, sensitive_features, method="auto",
                   scale=True, m1=DEFAULT_M1, m2=None, n_vectors=2, random_state=None,
                   n_jobs=None, candidates="positions", sample_size="auto",
-                  max_checks=None, confidence=0.95):
+                  max_checks=None, confidence=0.95, search=False):
     """The report behind ``hfm_max`` (``kind="max"``) or ``hfm_avg`` (``"avg"``), warned.
 
     For the scorers: ``report["hfm_" + kind]`` is the metric's value bit for
     bit, and with the exact engine the report also holds the other kind's.
+    ``search``: the call is a model search's, which scores other labellings
+    of the same rows next (see the engine's ``row_distances``).
     """
     report = _compute(
         y_true, y_pred, X, sensitive_features, method=method, scale=scale, m1=m1, m2=m2,
         n_vectors=n_vectors, random_state=random_state, n_jobs=n_jobs, candidates=candidates,
         sample_size=sample_size, max_checks=max_checks, confidence=confidence,
-        want_max=kind == "max")
+        want_max=kind == "max", search=search)
     warn_kind(kind, report)
     return report
 

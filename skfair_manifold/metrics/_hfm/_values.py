@@ -38,8 +38,9 @@ MSG_X_REQUIRED = (
 def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_vectors,
              random_state, n_jobs, candidates, sample_size="auto",
              max_checks=None, confidence=0.95, want_max=True, want_avg=True,
-             with_witnesses=False, n_boot=0):
-    """Validated options -> the full report (see :func:`hfm_report`)."""
+             with_witnesses=False, n_boot=0, search=False):
+    """Validated options -> the full report (see :func:`hfm_report`); ``search``: a
+    model search's call (the engine's reuse of the rows, see ``row_distances``)."""
     del want_avg  # both means come with the row distances
     if X is None:
         raise TypeError(MSG_X_REQUIRED)
@@ -51,7 +52,7 @@ def _compute(y_true, y_pred, X, sensitive_features, *, method, scale, m1, m2, n_
                           random_state=random_state, n_jobs=n_jobs, candidates=candidates,
                           sample_size=sample_size, max_checks=max_checks,
                           confidence=confidence, want_max=want_max,
-                          with_witnesses=with_witnesses)
+                          with_witnesses=with_witnesses, search=search)
     extras = dict(requested_method=method, confidence=confidence, auto=found.auto,
                   **found.settings)
     report = _summary(found.rows, found.stats, found.names, found.method, extras)

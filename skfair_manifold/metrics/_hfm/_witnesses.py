@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...distances._numerics import min_max
+from ...distances._rows import min_max
 from ...utils._validation import check_features, is_dataframe, label_coordinates
 
 

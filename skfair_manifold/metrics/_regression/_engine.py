@@ -28,6 +28,7 @@ limits for skewed values at a few rows, are stated in the User Guide.
 import numpy as np
 from scipy import stats
 
+from ...utils._validation import encode_sensitive
 from .._groups._cells import combine_groups
 
 #: the per-row quantities whose group means are compared, in the tables' order
@@ -43,8 +44,6 @@ def row_groups(sensitive_features, n_samples, *, intersect):
     groups join their values, ordered by the attributes' codes (as the cell
     table's ``intersect``).
     """
-    from ...utils._validation import encode_sensitive
-
     codes, names, groups = encode_sensitive(sensitive_features, n_samples)
     if intersect and len(codes) > 1:
         code, labels, name = combine_groups(np.column_stack(codes), groups, names)

@@ -36,7 +36,8 @@ this search does not resolve: it stays undefined on a lazy frame.
 
 import numpy as np
 
-from .._frames import _collect, _numpy
+from ...utils._narwhals import collect, to_numpy
+from .._frames import _YP
 
 #: a level's bins split each bin of the level before into ``2 ** LEVEL_BITS``
 LEVEL_BITS = 16
@@ -67,8 +68,6 @@ def _count(base, nw, sensitive, weight, combos, value_range, level, ids, exact):
 
     Returns ``(key, mass, rows, lo, hi)``, the bins in the order of their key.
     """
-    from ._frames import _YP
-
     y = nw.col(_YP)
     frame = base
     if ids is not None:
@@ -76,25 +75,25 @@ def _count(base, nw, sensitive, weight, combos, value_range, level, ids, exact):
         frame = frame.filter(_index(nw, y, value_range, previous).is_in(ids.tolist()))
     key = y if exact else _index(nw, y, value_range, level)
     mass = (weight if weight is not None else nw.lit(1.0)).alias(_M)
-    cells = _collect(frame.with_columns(key.alias(_BIN), mass)
+    cells = collect(frame.with_columns(key.alias(_BIN), mass)
                      .group_by(*sensitive, _BIN)
                      .agg(nw.col(_M).sum(), (y.n_unique() if level > 1 or exact
                                              else nw.len()).alias(_C),
                           y.min().alias(_LO), y.max().alias(_HI)))
-    keys = list(zip(*(_numpy(cells[c]).tolist() for c in sensitive)))
+    keys = list(zip(*(to_numpy(cells[c]).tolist() for c in sensitive)))
     combo = np.asarray([combos[k] for k in keys], dtype=np.intp)
-    found, at = np.unique(np.asarray(_numpy(cells[_BIN]),
+    found, at = np.unique(np.asarray(to_numpy(cells[_BIN]),
                                      dtype=np.float64 if exact else np.int64),
                           return_inverse=True)
     at = at.reshape(-1)
     mass_out = np.zeros((len(combos), found.shape[0]))
-    np.add.at(mass_out, (combo, at), np.asarray(_numpy(cells[_M]), dtype=np.float64))
+    np.add.at(mass_out, (combo, at), np.asarray(to_numpy(cells[_M]), dtype=np.float64))
     rows = np.zeros(found.shape[0])
-    np.add.at(rows, at, np.asarray(_numpy(cells[_C]), dtype=np.float64))
+    np.add.at(rows, at, np.asarray(to_numpy(cells[_C]), dtype=np.float64))
     lo = np.full(found.shape[0], np.inf)
     hi = np.full(found.shape[0], -np.inf)
-    np.minimum.at(lo, at, np.asarray(_numpy(cells[_LO]), dtype=np.float64))
-    np.maximum.at(hi, at, np.asarray(_numpy(cells[_HI]), dtype=np.float64))
+    np.minimum.at(lo, at, np.asarray(to_numpy(cells[_LO]), dtype=np.float64))
+    np.maximum.at(hi, at, np.asarray(to_numpy(cells[_HI]), dtype=np.float64))
     return found, mass_out, rows, lo, hi
 
 

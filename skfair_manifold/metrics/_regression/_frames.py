@@ -20,11 +20,12 @@ lazy frame and the report says so in its warnings.
 
 import numpy as np
 
+from ...utils._narwhals import collect, to_narwhals, to_numpy
 from ...utils._validation import encode_column
+from .._frames import _W, _YP, _YT, _checked_names
 from .._groups._cells import combine_groups
-from ._frame_ks import frame_ks
-from .._frames import _checked_names, _collect, _numpy, to_narwhals
 from ._engine import QUANTITIES, row_quantities
+from ._frame_ks import frame_ks
 
 MSG_FRAME_NOT_NUMERIC = (
     "{name} column {column!r} must hold numbers for a continuous target; its type is "
@@ -55,7 +56,6 @@ MSG_KS_UNRESOLVED = (
     "to have it)."
 )
 
-_YT, _YP, _W = "__skfm_y_true", "__skfm_y_pred", "__skfm_w"
 _N, _NT, _NP, _NW = "__skfm_n", "__skfm_n_true", "__skfm_n_pred", "__skfm_n_w"
 
 
@@ -109,8 +109,8 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
         terms += [(dev if weight is None else dev * weight).alias(f"d{k}"),
                   (dev * dev if weight is None else dev * dev * weight).alias(f"e{k}")]
         sums += [nw.col(f"d{k}").sum(), nw.col(f"e{k}").sum()]
-    cells = _collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
-    table = {c: np.asarray(_numpy(cells[c]), dtype=np.float64)
+    cells = collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
+    table = {c: np.asarray(to_numpy(cells[c]), dtype=np.float64)
              for c in cells.columns if c not in sensitive}
     n = int(table[_N].sum())
     for name, column, count in (("y_true", true_col, table[_NT].sum()),
@@ -132,7 +132,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
             raise ValueError(MSG_FRAME_NOT_FINITE.format(name=name, column=column))
     keys = {}
     for column in sensitive:
-        values = _numpy(cells[column])
+        values = to_numpy(cells[column])
         if values.dtype == object and any(v is None for v in values):
             raise ValueError(MSG_FRAME_SENSITIVE_MISSING.format(column=column))
         keys[column] = values
@@ -166,11 +166,11 @@ def _shift(base):
     Any value near the data keeps the sums' digits; one row, read with the
     frame's ``head``, costs no pass over the data.
     """
-    row = _collect(base.head(1))
+    row = collect(base.head(1))
     if row.shape[0] == 0:
         return [0.0] * len(QUANTITIES)
-    y_true = np.asarray(_numpy(row[_YT]), dtype=np.float64)
-    y_pred = np.asarray(_numpy(row[_YP]), dtype=np.float64)
+    y_true = np.asarray(to_numpy(row[_YT]), dtype=np.float64)
+    y_pred = np.asarray(to_numpy(row[_YP]), dtype=np.float64)
     return [float(v[0]) if np.isfinite(v[0]) else 0.0 for v in row_quantities(y_true, y_pred)]
 
 

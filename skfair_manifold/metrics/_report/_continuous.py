@@ -11,7 +11,10 @@ import datetime
 import numpy as np
 from sklearn.utils import Bunch
 
+from ... import __version__
+from ..._html import render_regression_report
 from ...utils._validation import check_sample_weight
+from .._frames import refuse_rows
 from .._regression._engine import (
     QUANTITIES,
     distribution_gaps,
@@ -22,10 +25,10 @@ from .._regression._engine import (
     row_groups,
     row_quantities,
 )
+from .._regression._frames import frame_moments
 from .._regression._inputs import continuous_column, loss_values
 from ._object import _plain_values
 from ._rows import _column_name
-
 
 __all__ = ["RegressionReport"]
 
@@ -117,14 +120,10 @@ class RegressionReport(Bunch):
         html : str
             One page; styles and images inline, no request to the network.
         """
-        from ..._html import render_regression_report
-
         return render_regression_report(self, title=title, plots=plots)
 
     def _repr_html_(self):
         """The page, compact, for notebooks (no plots)."""
-        from ..._html import render_regression_report
-
         return render_regression_report(self, title="Fairness report", plots=False,
                                         fragment=True)
 
@@ -183,8 +182,6 @@ def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight
             sample_weight=sample_weight, intersect=intersect, min_group_size=min_group_size,
             confidence=confidence, favourable=favourable, target_type_source=source,
             names_given=names_given, loss=loss)
-    from .._frames import refuse_rows
-    from .._regression._frames import frame_moments
 
     if loss is not None:
         refuse_rows(data, what="a loss function (loss=)", argument="loss")
@@ -250,7 +247,6 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
     gaps.index.name = "attribute"
     gaps_iv = pd.DataFrame.from_dict(gap_iv, orient="index")
     gaps_iv.index.name = "attribute"
-    from ... import __version__
 
     names_given = names_given or {"label": "y_true", "prediction": "y_pred"}
     options = {

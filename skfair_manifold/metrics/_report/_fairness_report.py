@@ -18,11 +18,18 @@ from typing import Any
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ... import __version__
 from ...utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ...utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
-from ...utils._typing import ArrayLike, Label, MatrixLike, RandomStateLike, SensitiveLike
+from ...utils._summary_row import ALL_ATTRIBUTES
+from ...utils._typing import (
+    ArrayLike,
+    Label,
+    MatrixLike,
+    RandomStateLike,
+    SensitiveLike,
+)
 from .._common import UndefinedFairnessWarning
-from .._groups._frame_cells import frame_cell_table
 from .._frames import (
     MSG_NEED_DATA,
     FrameConstraint,
@@ -30,15 +37,16 @@ from .._frames import (
     is_lazy,
     refuse_rows,
 )
-from .._groups._engine import ALL_ATTRIBUTES, FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
+from .._groups._engine import FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
+from .._groups._frame_cells import frame_cell_table
 from .._groups._rates import GAP_RATES, RATES
-from ._object import FairnessReport, headline
-from ._hfm_section import _hfm_section
+from .._risk import discriminative_risk
 from ._continuous import RegressionReport, continuous_report
-from ._target_type import resolve_target_type
+from ._hfm_section import _hfm_section
+from ._object import FairnessReport, headline
 from ._rows import _rows_table
 from ._scores import add_scores
-
+from ._target_type import resolve_target_type
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
@@ -348,8 +356,6 @@ str, int or list
     if estimator is not None:
         import pandas as pd
 
-        from .._risk import discriminative_risk
-
         options = {"random_state": seed, **(dr_options or {})}
         values = {name: discriminative_risk(estimator, X, sensitive=[p], **options)
                   for name, p in zip(attributes, rows["positions"])}
@@ -358,7 +364,6 @@ str, int or list
 
     for message in caught:
         warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
-    from ... import __version__
 
     options = {
         "pos_label": pos_label, "favourable": favourable,

@@ -6,9 +6,12 @@ import warnings
 
 import numpy as np
 
+from ...utils._pipeline import _is_pipeline, transformed_features
+from ...utils._summary_row import ALL_ATTRIBUTES
 from ...utils._validation import is_dataframe
 from .._common import UndefinedFairnessWarning
-from .._groups._engine import ALL_ATTRIBUTES
+from .._hfm._metrics import hfm_report as _hfm_report
+from .._hfm._witnesses import witness_records
 
 
 def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
@@ -18,13 +21,8 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
     Returns (frame, bunch, features, witnesses): ``witnesses`` as
     :func:`~._hfm_witnesses.witness_records` gives them.
     """
-    from .._hfm._metrics import hfm_report as _hfm_report
-    from .._hfm._witnesses import witness_records
-
     features = None
     if estimator is not None:
-        from ...utils._pipeline import _is_pipeline, transformed_features
-
         if _is_pipeline(estimator):
             dropped = [list(X.columns)[p] for p in positions] if is_dataframe(X) else positions
             X_hfm, features = transformed_features(estimator, X, dropped,

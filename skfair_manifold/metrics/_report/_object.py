@@ -1,9 +1,11 @@
 """What :func:`fairness_report` returns: the tables, their one serialiser and their views."""
 
-import numpy as np
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils import Bunch
+
+from ..._html import render_fairness_report
 
 __all__ = ["FairnessReport"]
 
@@ -234,14 +236,10 @@ class FairnessReport(Bunch):
         html : str
             One page; styles and images inline, no request to the network.
         """
-        from ..._html import render_fairness_report
-
         return render_fairness_report(self, title=title, plots=plots)
 
     def _repr_html_(self):
         """The page, compact, for notebooks (no plots)."""
-        from ..._html import render_fairness_report
-
         return render_fairness_report(self, title="Fairness report", plots=False,
                                       fragment=True)
 

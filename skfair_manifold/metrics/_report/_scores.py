@@ -21,6 +21,8 @@ groups behind them.
 import numpy as np
 from scipy import stats
 
+from .._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
+from .._regression._engine import row_groups
 from .._regression._inputs import continuous_column
 
 #: equal-width bins of [0, 1] of the calibration error and the reliability table
@@ -131,9 +133,6 @@ def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, 
 def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence,
                min_group_size):
     """The scores' tables of the rows added to ``report`` (``fairness_report(y_score=)``)."""
-    from .._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
-    from .._regression._engine import row_groups
-
     if rows is None:
         refuse_rows(data, what="the scores' AUC and calibration (y_score=)",
                     argument="y_score")

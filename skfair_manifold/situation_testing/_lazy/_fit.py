@@ -53,14 +53,13 @@ import weakref
 
 import numpy as np
 
-from ...metrics._frames import _collect, _numpy, _schema_names, to_narwhals
-from .._checks import FIT_PARAMS, MSG_SINGLE_GROUP
-from .._fitting import MSG_NO_ARC
+from ...utils._narwhals import collect, is_lazy, schema_names, to_narwhals, to_numpy
+from .._constants import FIT_PARAMS, MSG_NO_ARC, MSG_SINGLE_GROUP
 from .._flags import RateCache
-from .._selection._methods import MSG_TOO_MANY_LEVELS
 from .._records import IDENTIFIER_SHARE, KINDS, Records
+from .._selection._cbn import CBNSelector
+from .._selection._methods import MSG_TOO_MANY_LEVELS
 from .._selection._structure import graph_to_parents
-
 
 __all__ = ["STRUCTURE_SAMPLE", "fit_frame", "is_lazy_frame"]
 
@@ -95,10 +94,6 @@ MSG_LAZY_MISSING = (
     "needs every value: drop or fill those rows in the engine first."
 )
 
-MSG_LAZY_ROWS = (
-    "this auditor was fitted on a lazy frame: {what} needs the fitted rows in memory. Call "
-    "flag(frame, decision_column) or cell_verdicts, or fit on pandas/numpy data."
-)
 
 MSG_LAZY_NOT_FITTED_ON_FRAME = (
     "this auditor was fitted on rows in memory; flag a lazy frame with an auditor fitted on "
@@ -111,17 +106,7 @@ _COUNT = "__skfm_st_count"
 
 def is_lazy_frame(X):
     """True when ``X`` is a frame that narwhals takes as lazy (no rows in memory)."""
-    if isinstance(X, (np.ndarray, list, tuple)) or X is None:
-        return False
-    import narwhals as nw
-
-    from ...metrics._frames import _from_native
-
-    try:
-        frame = _from_native(X, pass_through=True)
-    except (TypeError, ImportError):
-        return False
-    return isinstance(frame, nw.LazyFrame)
+    return is_lazy(X)
 
 
 class _FrameFit:
@@ -158,10 +143,10 @@ def _cells(frame, columns, decision):
     import narwhals as nw
 
     keys = [*columns, decision]
-    table = _collect(frame.select(*keys).group_by(*keys).agg(nw.len().alias(_COUNT)))
+    table = collect(frame.select(*keys).group_by(*keys).agg(nw.len().alias(_COUNT)))
     values = {}
     for name in keys:
-        v = _numpy(table[name])
+        v = to_numpy(table[name])
         missing = np.array([x is None or (isinstance(x, float) and x != x)
                             for x in v.tolist()], dtype=bool) if v.dtype.kind in "Of" \
             else np.zeros(v.shape[0], dtype=bool)
@@ -210,7 +195,7 @@ def fit_frame(auditor, X, y):
     if auditor.method != "cbn":
         raise ValueError(MSG_LAZY_METHOD.format(method=auditor.method, type=type(X).__name__))
     frame = to_narwhals(X)
-    names = _schema_names(frame)
+    names = schema_names(frame)
     if y not in names:
         raise ValueError(MSG_LAZY_COLUMN.format(what="the decision column", column=y,
                                                 columns=_shown(names)))
@@ -264,8 +249,6 @@ def fit_frame(auditor, X, y):
     qpos = [columns.index(c) for c in q]
     Qv = Z[:, qpos]
     ranges = Qv.max(axis=0) - Qv.min(axis=0) if Qv.shape[0] else np.zeros(len(q))
-    from .._selection._cbn import CBNSelector
-
     selector = CBNSelector(Qv, np.arange(Z.shape[0]), group, positive, records.nominal[qpos],
                            ranges, auditor.smoothing, q, causal_effect=auditor.causal_effect,
                            count=counts)
@@ -309,11 +292,10 @@ def _learned_graph(auditor, frame, y):
 def _sample(frame, n, random_state):
     """At most ``n`` rows of the frame in random order, as pandas (the engine draws them)."""
     import narwhals as nw
-
     from sklearn.utils import check_random_state
 
     seed = int(check_random_state(random_state).randint(0, 2 ** 31 - 1))
-    total = int(_collect(frame.select(nw.len().alias(_COUNT)))[_COUNT].to_numpy()[0])
+    total = int(collect(frame.select(nw.len().alias(_COUNT)))[_COUNT].to_numpy()[0])
     native = frame.to_native()
     module = type(native).__module__
     fraction = min(1.0, 1.2 * n / max(total, 1))

@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from ...metrics._frames import _schema_names, to_narwhals
-from .._selection._auto_k import auto_caliper, auto_k, rates_at
+from ...utils._narwhals import schema_names, to_narwhals
 from .._evidence import python_value
 from .._flags import COLUMNS, rate_table
+from .._selection._auto_k import auto_caliper, auto_k, rates_at
 from ._fit import (
     MSG_LAZY_COLUMN,
     MSG_LAZY_NOT_FITTED_ON_FRAME,
@@ -27,7 +27,7 @@ def _verdicts(auditor, X, y):
         raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
     auditor._check_params_at_use()
     frame = to_narwhals(X)
-    names = _schema_names(frame)
+    names = schema_names(frame)
     for c in [*fitted.columns, y]:
         if c not in names:
             raise ValueError(MSG_LAZY_COLUMN.format(what="column", column=c,

@@ -33,15 +33,11 @@ costs); the floor keeps the paper's K where the caliper holds fewer records.
 
 import numpy as np
 
+from .._constants import AUTO_CEILING, AUTO_FLOOR, AUTO_GRID, NEAR_DISTANCE
+
 __all__ = ["AUTO_CEILING", "AUTO_FLOOR", "AUTO_GRID", "auto_caliper", "auto_k", "rates_at",
            "snap_to_grid"]
 
-#: the least K of ``k="auto"`` (the paper's K)
-AUTO_FLOOR = 50
-#: the largest K of ``k="auto"``
-AUTO_CEILING = 400
-#: the values K takes under ``k="auto"``: ``AUTO_FLOOR * 2 ** (j / 4)``, rounded down
-AUTO_GRID = np.unique(np.floor(AUTO_FLOOR * 2.0 ** (np.arange(13) / 4.0)).astype(np.int64))
 
 MSG_NO_WITHIN = (
     "k='auto' chooses each person's K from the testers within a distance, but method "
@@ -51,8 +47,6 @@ MSG_NO_WITHIN = (
 
 def auto_caliper(method, tau):
     """The caliper of ``k="auto"`` for ``method`` ("cbn" or "knn") at the threshold ``tau``."""
-    from .._verdict import NEAR_DISTANCE
-
     return float(tau) / 2.0 if method == "cbn" else NEAR_DISTANCE["knn"]
 
 

@@ -34,9 +34,9 @@ fewer when scikit-learn's ``working_memory`` (MiB per worker, set with
 import numpy as np
 
 from ...utils._parallel import working_memory_bytes
+from ...utils._progress import REPORTER
 from ._blocks import expand_to_queries, run_blocks
 from ._knn_index import EXTRA, MAX_DIM, MIN_UNITS, SideIndex, embedding_width
-from .._progress import REPORTER
 
 _DECIMALS = 10
 _CHUNK_CELLS = 2_000_000  # distance cells per block: bounded memory

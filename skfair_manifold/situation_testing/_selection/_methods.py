@@ -28,7 +28,7 @@ the fitted records. The instance answers the auditor through one interface:
     (``(m, 2)``), and the radius: what ``k="auto"`` chooses K from
     (``_auto_k``); a method without them takes an integer ``k`` only.
 ``cell_rows()``, ``cell_values(cells)``
-    The fitted rows of each cell (a :class:`~._evidence.CellRows`), and the
+    The fitted rows of each cell (a :class:`CellRows`), and the
     attribute values of the given cells (column -> array), for the evidence.
 
 KNN-DD and CBN-DD are registered here; :func:`register_method` adds another.
@@ -36,14 +36,13 @@ KNN-DD and CBN-DD are registered here; :func:`register_method` adds another.
 
 import numpy as np
 
+from .._constants import NEAR_DISTANCE
+from .._records import IDENTIFIER_SHARE
 from ._auto_k import auto_caliper
 from ._cbn import CBNSelector
-from .._evidence import CellRows
 from ._knn import KNNSelector
-from .._records import IDENTIFIER_SHARE
 from ._parent_search import local_parent_search, pc_parents, search_inputs
 from ._structure import graph_to_parents
-from .._verdict import NEAR_DISTANCE
 from ._weak_parents import rule_k
 
 #: name -> method class; the auditor's ``method`` is one of its keys
@@ -57,6 +56,22 @@ MSG_TOO_MANY_LEVELS = (
     "columns, so no row would find testers. Declare it interval (it is then cut into at "
     "most n_bins bins), or leave it out of the graph."
 )
+
+
+class CellRows:
+    """The fitted rows of each cell: ``rows[bounds[s]:bounds[s + 1]]`` for segment ``s``.
+
+    A cell's segment is ``cell`` (KNN-DD: a unit of identical records,
+    ``sides=1``) or ``2 * cell + side`` (CBN-DD: one side of a subgroup,
+    ``sides=2``).
+    """
+
+    def __init__(self, rows, bounds, *, sides):
+        self.rows, self.bounds, self.sides = rows, bounds, sides
+
+    def __call__(self, cell, side):
+        seg = int(cell) * self.sides + (int(side) if self.sides == 2 else 0)
+        return self.rows[self.bounds[seg]:self.bounds[seg + 1]]
 
 
 class FitData:

@@ -40,6 +40,7 @@ must stop.
 
 import numpy as np
 
+from .._constants import AUTO_FLOOR
 from ._citests import _strata_code
 
 #: The most testers a side the weak-parent rule asks of a person's own subgroup:
@@ -52,8 +53,6 @@ RULE_TESTERS = 50
 def rule_k(k):
     """The ``k`` of the weak-parent rule for an auditor's ``k``."""
     if isinstance(k, str):  # "auto": its floor, the paper's K
-        from ._auto_k import AUTO_FLOOR
-
         k = AUTO_FLOOR
     return min(k, RULE_TESTERS)
 

@@ -97,7 +97,7 @@ def decision_codes(y):
 
 
 def segment_sums(cell_rows, y):
-    """Per segment of ``cell_rows`` (a :class:`~._evidence.CellRows`): the number of
+    """Per segment of ``cell_rows`` (a ``_selection._methods.CellRows``): the number of
     records, the sum of their decisions and of their squares."""
     bounds = cell_rows.bounds
     count = np.diff(bounds).astype(np.float64)
