@@ -880,7 +880,7 @@ def test_the_audit_options_of_the_auditor_are_its_parameters_with_its_defaults()
     from skfair_manifold.cli._audit_options import AUDIT_OPTIONS, auditor_options
     from skfair_manifold.cli._options import _dest
     from skfair_manifold.situation_testing import SituationTestingAuditor
-    from skfair_manifold.situation_testing._checks import PARAMETER_CONSTRAINTS
+    from skfair_manifold.situation_testing._params import PARAMETER_CONSTRAINTS
 
     params = inspect.signature(SituationTestingAuditor).parameters
     forwarded = [item for item in AUDIT_OPTIONS if item.auditor]

@@ -1,28 +1,44 @@
 """SituationTestingAuditor: the parameters and the public methods.
 
-The steps are mixed in from ``_checks`` (parameters, input), ``_fitting`` (``fit``),
-``_flags`` (rates, p-values, the flag rule, the false discovery rate) and ``_assembly``
-(``report``); ``_auto_k`` and ``_continuous`` serve ``k="auto"``, ``decision="continuous"``.
+Each public method validates its input once (``validate_data``), checks the
+parameters (:mod:`._checks`) and calls a function of the fitted audit
+(:class:`._fitted.FittedAudit`, which ``fit`` builds: :func:`._fitting.fit_rows`
+in memory, :func:`._lazy._fit.fit_frame` on a lazy frame): :mod:`._flags` for
+the rates and the flags, :mod:`._assembly` for the report.
 """
 
 from typing import Any, Literal
 
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..utils._sklearn_compat import _fit_context
-from ._assembly import EvidenceAssembly
-from ._checks import PARAMETER_CONSTRAINTS, InputChecks
+from ..utils._docstring import Substitution
+from ..utils._narwhals import is_lazy
+from ..utils._sklearn_compat import _check_feature_names_in, _fit_context
+from ..utils._validation import as_pandas_frame, check_complete
+from ._assembly import build_report
+from ._checks import (
+    MSG_LAZY_ROWS,
+    check_decisions,
+    check_fit_params,
+    check_params_at_use,
+    fitted_rows_of,
+)
 from ._evidence import SituationTestingReport
-from ._fitting import Fitting
-from ._flags import FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
-from ._lazy._fit import fit_frame, is_lazy_frame
+from ._fitted import AuditSettings
+from ._fitting import fit_rows
+from ._flags import exceeds  # noqa: F401  (exceeds: for the tests)
+from ._flags import flag_rows, output_columns, pair_distances, rates
+from ._lazy._fit import MSG_LAZY_NOT_FITTED_ON_FRAME, fit_frame
 from ._lazy._verdicts import flag_frame
+from ._params import PARAMETER_CONSTRAINTS, PARAMS_DOC
+from ._records import check_no_datetime
 from ._stats._continuous import MSG_CONTINUOUS_LAZY
 
 
-class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
-                              TransformerMixin, BaseEstimator):
+@Substitution(params=PARAMS_DOC)
+class SituationTestingAuditor(TransformerMixin, BaseEstimator):
     """Situation testing of individual decisions, by KNN-DD or CBN-DD.
 
     For every person, the auditor takes ``k`` testers from the unprotected
@@ -46,130 +62,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
 
     Read more in the :ref:`User Guide <situation_testing>`.
 
-    Parameters
-    ----------
-    protected : str or int
-        The column of ``X`` holding the protected attribute (a name for a
-        DataFrame, or a position).
-    protected_value : object
-        The value of that column which marks the protected group ``c-``; all
-        other values form the unprotected group ``c+``.
-    method : {"cbn", "knn"} or a registered name, default="cbn"
-        CBN-DD or KNN-DD, or a method added with
-        :func:`~skfair_manifold.situation_testing.register_method`.
-    k : int or "auto", default=50
-        Testers per side (tester pairs), the paper's 50 by default; it may
-        not exceed either group. ``"auto"``: each person's own K, the
-        testers within a caliper of her (CBN-DD: ``tau / 2`` in the
-        decision's rate; KNN-DD: the near distance 0.2), from 50 to 400 on
-        a grid of 13 values; the report states each person's K and the
-        caliper. It finds more on wide neighbourhoods and loses precision
-        where biased and fair situations lie within one caliper: see
-        :ref:`st_auto_k` and the design page for the figures.
-    tau : float, default=0.05
-        The legal threshold on ``diff``.
-    flag_rule : {"exact", "significant", "bound", "tau"}, default="exact"
-        ``"exact"``: flag when ``diff > tau`` and the exact test of
-        ``p1 <= p2`` rejects (``p_value``, see Notes): across an audit of
-        several candidates, when their ``q_value`` (``fdr_method``:
-        Benjamini-Hochberg by default) is at most ``fdr``; for a single
-        candidate (or ``fdr=None``), when its ``p_value`` is at most
-        ``alpha_test``.
-        ``"significant"``: flag when ``diff > tau`` and ``diff_lower > 0``
-        (a one-sided Wald or Newcombe test at level ``alpha_test`` rejects,
-        person by person);
-        ``"bound"``: when ``diff_lower > tau``; ``"tau"``: when
-        ``diff > tau`` (the papers' rule, noisy with 50 pairs). A value
-        within ``1e-12`` of its threshold counts as equal to it.
-    bound : {"wald", "newcombe"}, default="wald"
-        The confidence bound of ``diff``: the Wald bound of Alvarez and
-        Ruggieri, or Newcombe's hybrid score interval.
-    alpha_test : float or None, default=0.1
-        One-sided level of the bounds: ``diff_lower`` and ``diff_upper``
-        are ``1 - alpha_test`` lower and upper confidence bounds (together a
-        two-sided ``1 - 2 alpha_test`` interval), and the level of the
-        per-person test of a single candidate. None: 0.1 (the bounds are
-        always computed).
-    fdr : float or None, default=0.1
-        The false discovery rate controlled across the candidates of an
-        audit by ``flag_rule="exact"``: the expected share of the flagged
-        people who are not discriminated is at most ``fdr``. None: every
-        candidate is tested alone at ``alpha_test`` (about ``alpha_test``
-        of a population without discrimination is then flagged).
-    fdr_method : {"bh", "by", "dbh"}, default="bh"
-        Benjamini-Hochberg; Benjamini-Yekutieli (any dependence, more
-        conservative); or ``"dbh"``, the discrete step-up procedure of
-        Döhler, Durand and Roquain (2018), which weighs each candidate by
-        the null law of its Fisher test. See :ref:`st_flag_rule`.
-    decision : {"binary", "continuous"}, default="binary"
-        A yes/no decision, or an amount (a wage) whose testers' means are
-        compared by Welch's test, ``tau`` in its units: see :ref:`st_continuous`.
-    positive_label : object, default=None
-        The positive decision ``e+``. None: the greater of exactly two
-        classes of ``y``.
-    graph : mapping, DiGraph-like, sequence or None, default=None
-        The causal graph for ``method="cbn"``: a mapping child -> parents, an
-        object with ``nodes`` and ``predecessors`` (``networkx.DiGraph``), or
-        the sequence of the decision's parents. Nodes are column names (or
-        positions for arrays); the decision node is named after ``y``
-        (a pandas Series' name) or ``"y"``. None: learned from the data.
-    structure : {"local", "pc"}, default="local"
-        How the decision's parents are learned when ``graph`` is None: a
-        local search around the decision with conditional independence tests
-        (PC-simple, scipy only), or the full PC algorithm of causal-learn
-        (optional extra ``causal``).
-    alpha : float, default=0.01
-        Significance level of the structure learning tests.
-    structure_test : {"g", "cmh", "g+cmh"}, default="g"
-        The conditional independence test of the local search: the G-test
-        where Cochran's rule holds, else the CMH test; the CMH test alone;
-        or both at ``alpha / 2`` each (see :ref:`st_graph`).
-    max_depth : int or None, default=3
-        The largest conditioning set of the local search (None: no bound);
-        ``structure_info_`` records the depth reached.
-    smoothing : float, default=1.0
-        The ``m`` of the m-estimate ``(n+(c,q) + m P(e+|c)) / (n(c,q) + m)``
-        of ``P(e+ | c, q)``; an unseen combination gets ``P(e+ | c)``.
-    causal_effect : {"max_over_groups", "pooled"}, default="max_over_groups"
-        How CBN-DD's distance (Eq. 5) weighs a change of one attribute of
-        Q: ``"pooled"`` is the paper's causal effect (Lemma 3);
-        ``"max_over_groups"`` the larger of the change's effects on the two
-        groups' rates, which keeps apart two situations where a group is
-        treated differently (see the User Guide).
-    nominal, ordinal, interval : sequence of columns or None, default=None
-        Columns declared nominal (compared by equality), ordinal (ordered
-        codes, compared by ``|a - b| / range``) or interval (continuous:
-        KNN-DD compares them like ordinal ones, CBN-DD and the structure
-        search use their bins, see ``binning``). Columns not declared are
-        inferred: strings, booleans and categoricals are nominal; numbers
-        are ordinal when they are integers with at most 32 distinct values,
-        else interval.
-    n_bins : int, default=5
-        The largest number of bins of each interval column for CBN-DD and
-        the structure search; kept in ``bin_edges_``.
-    binning : {"mdlp", "quantile"}, default="mdlp"
-        How interval columns are binned: Fayyad and Irani's supervised
-        minimum description length cuts (an attribute unrelated to the
-        decision gets one bin), or ``n_bins`` equal-frequency bins.
-    structure_bootstrap : int, default=0
-        Replicates of the structure bootstrap behind the verdicts of
-        ``report`` (``method="cbn"``, learned graph): a flag that holds with
-        the Q learned on half the rows in fewer than half of them is
-        ``"fragile"``. Off by default (one structure search each).
-    algorithm : {"auto", "kd_tree", "brute"}, default="auto"
-        How KNN-DD finds the testers (CBN-DD ignores it): every distance, an
-        exact nearest-neighbour index (cost ``n log n``), or the index on a
-        group of at least 4,096 distinct records with at most 48 coded
-        columns. The testers, rates and flags are the same.
-    n_jobs : int or None, default=None
-        Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
-        chooses the backend, for instance dask). Results do not depend on it.
-    verbose : int, default=0
-        With 1 or more, KNN-DD's passes write their blocks, an estimate of
-        their time and their progress to standard error.
-    random_state : int, RandomState instance or None, default=None
-        Seeds the structure bootstrap only: the rates are expectations over
-        all tie-breaks, so nothing else is drawn at random.
+    {params}
 
     Attributes
     ----------
@@ -311,11 +204,26 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         -------
         self : SituationTestingAuditor
         """
-        if is_lazy_frame(X):  # CBN-DD by one GROUP BY in the frame's engine (``_lazy``)
+        settings = AuditSettings(self.get_params(deep=False))
+        if is_lazy(X):  # CBN-DD by one GROUP BY in the frame's engine (``_lazy``)
             if self.decision == "continuous":
                 raise ValueError(MSG_CONTINUOUS_LAZY)
-            return fit_frame(self, X, y)
-        return self._fit(X, y)
+            fitted = fit_frame(settings, X, y,
+                               fit_sample=lambda X_, y_: clone(self).fit(X_, y_))
+        else:
+            check_fit_params(settings)
+            decision_name = getattr(y, "name", None)
+            X_raw = X
+            X, y = self._validate(X, y, reset=True)
+            has_names = hasattr(self, "feature_names_in_")
+            columns = list(self.feature_names_in_) if has_names else list(range(X.shape[1]))
+            fitted = fit_rows(settings, X_raw, X, y, columns=columns, has_names=has_names,
+                              decision_name=decision_name if isinstance(decision_name, str)
+                              else "y")
+        for name, value in fitted.public_attributes().items():
+            setattr(self, name, value)
+        self._fitted = fitted
+        return self
 
     def transform(self, X: Any) -> Any:
         """Positive rates among each row's testers and the bounds of ``diff``.
@@ -335,7 +243,9 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
             ``diff_se``, ``df`` after them (``get_feature_names_out``).
         """
         check_is_fitted(self)
-        return self._rates(self._encode(self._validate(X)))[0].copy()
+        settings = self._call_settings()
+        Z = self._fitted.encode(self._validate(X))
+        return rates(self._fitted, settings, Z)[0].copy()
 
     def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.
@@ -363,13 +273,14 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
             :func:`~skfair_manifold.situation_testing.cell_verdicts`).
         """
         check_is_fitted(self)
-        if is_lazy_frame(X):
-            return flag_frame(self, X, y)
+        if is_lazy(X):
+            if self._fitted.frame is None:
+                raise ValueError(MSG_LAZY_NOT_FITTED_ON_FRAME)
+            return flag_frame(self._fitted, self._call_settings(), X, y)
         X, y = self._validate(X, y)
-        Z = self._encode(X)
-        self._check_decisions(y)
-        _, out, _, n_eff, _ = self._audit_rates(Z, y)
-        return self._decide(out, Z, y, n_eff)[0]
+        settings = self._call_settings()
+        check_decisions(self._fitted, y)
+        return flag_rows(self._fitted, settings, self._fitted.encode(X), y)
 
     def report(self, X: Any, y: Any, *, fitted_rows: Any = None) -> SituationTestingReport:
         """The evidence for every flagged row: its testers, their weights and decisions.
@@ -397,4 +308,84 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
             provenance and the page (``report.to_html()``).
         """
         check_is_fitted(self)
-        return self._report(X, y, fitted_rows)
+        X, y = self._validate(X, y)
+        settings = self._call_settings()
+        check_decisions(self._fitted, y)
+        Z = self._fitted.encode(X)
+        rows = fitted_rows_of(self._fitted, fitted_rows, Z, y)
+        return build_report(self._fitted, settings, Z, y, rows)
+
+    def get_feature_names_out(self, input_features=None):
+        """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.
+
+        For ``decision="continuous"``: mean1, mean2, diff, diff_lower,
+        diff_upper, p_value, diff_se, df.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None, default=None
+            Checked against the fitted column names; not used otherwise.
+
+        Returns
+        -------
+        feature_names_out : ndarray of str objects
+        """
+        check_is_fitted(self)
+        _check_feature_names_in(self, input_features)
+        return np.asarray(output_columns(AuditSettings(self.get_params(deep=False))),
+                          dtype=object)
+
+    def pairwise(self, X, Y=None):
+        """The method's distance between people (Eq. 5 for CBN-DD, Luong et al.'s for KNN).
+
+        For ``method="cbn"`` the distance is measured from each row of ``X``
+        (the target, whose profile fixes the causal effects: the distance is
+        not symmetric) to each row of ``Y``, on ``q_`` only (interval
+        attributes by their bins). For ``method="knn"`` it is the mean
+        per-attribute distance over the compared columns.
+
+        Parameters
+        ----------
+        X : {array-like, DataFrame} of shape (n_samples_X, n_features)
+        Y : {array-like, DataFrame} of shape (n_samples_Y, n_features), default=None
+            None: the fitted records.
+
+        Returns
+        -------
+        D : ndarray of shape (n_samples_X, n_samples_Y)
+        """
+        check_is_fitted(self)
+        self._call_settings()
+        Zx = self._fitted.encode(self._validate(X))
+        Zy = None if Y is None else self._fitted.encode(self._validate(Y))
+        return pair_distances(self._fitted, Zx, Zy)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.categorical = True  # nominal columns, strings included
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True  # the historical decisions
+        return tags
+
+    def _call_settings(self):
+        """The parameters of this call, checked as ``fit`` checked them (``set_params``
+        after ``fit`` may change them, within the limits of ``FIT_PARAMS``)."""
+        self._validate_params()
+        settings = AuditSettings(self.get_params(deep=False))
+        check_params_at_use(self._fitted, settings)
+        return settings
+
+    def _validate(self, X, y="no_validation", *, reset=False):
+        """``validate_data`` once; y as an array. Returns (X, y), or X without y."""
+        if not reset and getattr(self, "_fitted", None) is not None \
+                and self._fitted.frame is not None:
+            raise ValueError(MSG_LAZY_ROWS.format(what="this method on rows in memory"))
+        # polars and other frames as pandas, so that every scikit-learn version
+        # records their column names
+        X = as_pandas_frame(X)
+        check_complete(X)
+        check_no_datetime(X)
+        if isinstance(y, str) and y == "no_validation":
+            return validate_data(self, X, dtype=None, reset=reset)
+        return validate_data(self, X, y, dtype=None, reset=reset,
+                             ensure_min_samples=2 if reset else 1)

@@ -47,6 +47,7 @@ from ._constants import MIN_EFFECTIVE_TESTERS
 from ._selection._auto_k import auto_caliper, auto_k, rates_at
 from ._selection._parent_search import local_parent_search, search_inputs
 from ._selection._weak_parents import rule_k
+from ._flags import table
 
 VERDICTS = ("discriminated", "not discriminated", "fragile", "insufficient")
 
@@ -139,7 +140,8 @@ def near_testers(cells, n_rows, max_distance):
     return near
 
 
-def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_state):
+def structure_bootstrap(fitted, settings, Z, rows, self_unit, holds, *, n_replicates,
+                        random_state):
     """Share of the structure bootstrap's replicates in which each flag holds.
 
     Each replicate draws half the fitted rows without replacement (a
@@ -156,8 +158,9 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
 
     Parameters
     ----------
-    est : SituationTestingAuditor
-        Fitted, ``method="cbn"``, graph learned by the local search.
+    fitted : FittedAudit
+        Of ``method="cbn"`` with a graph learned by the local search.
+    settings : AuditSettings
     Z : ndarray
         The encoded rows of the audit.
     rows : ndarray of int
@@ -174,38 +177,41 @@ def structure_bootstrap(est, Z, rows, self_unit, holds, *, n_replicates, random_
         The Q (column positions) of each replicate.
     """
     rng = check_random_state(random_state)
-    records = est._records
+    records = fitted.records
     B = records.binned(records.Z)
     codes, candidates = search_inputs(B, records.identifiers)
-    positive = est._positive(est._y_fit)
-    group = est._group(records.Z)
-    e = est._decision_classes(positive)
-    c = est.protected_index_
+    positive = fitted.positive(fitted.y_fit)
+    group = fitted.group(records.Z)
+    e = fitted.decision_classes(positive)
+    c = fitted.protected_column
     n = codes.shape[0]
     Q = records.binned(Z[rows])
     kept = np.zeros(rows.shape[0])
     qs = []
     for _ in range(n_replicates):
         idx = rng.choice(n, n // 2, replace=False)
-        par, log = local_parent_search(codes[idx], e[idx], alpha=est.alpha, protected_idx=c,
-                                       candidates=candidates, max_depth=est.max_depth,
-                                       test=est.structure_test, group=group[idx],
-                                       k=rule_k(est.k) * idx.shape[0] / n)
+        par, log = local_parent_search(codes[idx], e[idx], alpha=settings.alpha,
+                                       protected_idx=c, candidates=candidates,
+                                       max_depth=settings.max_depth,
+                                       test=settings.structure_test, group=group[idx],
+                                       k=rule_k(settings.k) * idx.shape[0] / n)
         q = tuple(j for j in par if j != c and j not in log["weak_parents"])
         qs.append(q)
-        if list(q) == list(est._q_idx):
+        if list(q) == list(fitted.q_idx):
             kept += 1.0
             continue
         if not q:
             continue  # no parent: no subgroups to compare, the flag does not hold
         q = list(q)
-        selector = est._method.selector_for(q, B)
-        k = est.k
+        selector = fitted.method.selector_for(q, B)
+        k = settings.k
         if isinstance(k, str):  # "auto": each row's K among the testers of this selector
-            k = auto_k(selector, Q[:, q], self_unit, auto_caliper("cbn", est.tau),
-                       n_jobs=est.n_jobs)
-        out = est._table(rates_at(selector, Q[:, q], self_unit, k, n_jobs=est.n_jobs,
-                                  cells=est._continuous()), self_unit,
-                         est._method.cell_rows(selector) if est._continuous() else None)[0]
+            k = auto_k(selector, Q[:, q], self_unit, auto_caliper("cbn", settings.tau),
+                       n_jobs=settings.n_jobs)
+        continuous = settings.continuous
+        out = table(fitted, settings,
+                    rates_at(selector, Q[:, q], self_unit, k, n_jobs=settings.n_jobs,
+                             cells=continuous), self_unit,
+                    fitted.method.cell_rows(selector) if continuous else None)[0]
         kept += holds(out)
     return kept / max(n_replicates, 1), qs

@@ -10,6 +10,7 @@ import pytest
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._testing import k_of_rows, transform_encoded
 from skfair_manifold.situation_testing._selection._auto_k import (
     AUTO_CEILING,
     AUTO_FLOOR,
@@ -66,15 +67,15 @@ def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm, chun
     if chunk_cells is not None:
         monkeypatch.setattr(_knn, "_CHUNK_CELLS", chunk_cells)
     est, X, y, _, _ = fitted("knn", n=600, algorithm=algorithm)
-    Z = est._encode(X.to_numpy(dtype=object))
+    Z = est._fitted.encode(X.to_numpy(dtype=object))
     rows = np.arange(0, 600, 37)
-    self_unit = est._units.lookup(Z)[rows]
-    sel = est._method.selector
-    Q = est._method.query(Z)
+    self_unit = est._fitted.units.lookup(Z)[rows]
+    sel = est._fitted.method.selector
+    Q = est._fitted.method.query(Z)
     radius, cap = 0.2, 120
-    got = est._method.within(Q[rows], self_unit, radius, cap, n_jobs=n_jobs)
+    got = est._fitted.method.within(Q[rows], self_unit, radius, cap, n_jobs=n_jobs)
     assert all((side["index"] is not None) == (algorithm == "kd_tree") for side in sel.sides)
-    group = est._group(Z)
+    group = est._fitted.group(Z)
     for i, r in enumerate(rows):
         d = np.array([plain_knn_distance(Q[r], Q[j], sel.nominal, np.asarray(
             [Q[:, c].max() - Q[:, c].min() for c in range(Q.shape[1])])) for j in range(600)])
@@ -86,14 +87,14 @@ def test_knn_testers_within_the_caliper_are_those_of_plain_loops(algorithm, chun
 
 def test_cbn_pairs_within_the_caliper_are_those_counted_by_subgroup():
     est, X, y, _, _ = fitted("cbn", n=1200)
-    Z = est._encode(X.to_numpy(dtype=object))
+    Z = est._fitted.encode(X.to_numpy(dtype=object))
     rows = np.arange(0, 1200, 53)
-    self_unit = est._units.lookup(Z)[rows]
-    sel = est._method.selector
-    Q = est._method.query(Z)
+    self_unit = est._fitted.units.lookup(Z)[rows]
+    sel = est._fitted.method.selector
+    Q = est._fitted.method.query(Z)
     radius, cap = 0.025, 300
-    got = est._method.within(Q[rows], self_unit, radius, cap)
-    group = est._group(Z)
+    got = est._fitted.method.within(Q[rows], self_unit, radius, cap)
+    group = est._fitted.group(Z)
     for i, r in enumerate(rows):
         d = sel.pair_distances(Q[r:r + 1], sel.profiles)[0]
         total = 0
@@ -109,9 +110,9 @@ def test_cbn_pairs_within_the_caliper_are_those_counted_by_subgroup():
 @pytest.mark.parametrize("method", ["cbn", "knn"])
 def test_auto_gives_each_row_the_rates_of_its_own_integer_k(method):
     est, X, y, _, _ = fitted(method, n=1500, k="auto")
-    Z = est._encode(X.to_numpy(dtype=object))
-    self_unit = est._units.lookup(Z)
-    k_rows = est._k_of_rows(Z, self_unit)
+    Z = est._fitted.encode(X.to_numpy(dtype=object))
+    self_unit = est._fitted.units.lookup(Z)
+    k_rows = k_of_rows(est, Z, self_unit)
     assert set(np.unique(k_rows)) <= set(AUTO_GRID.tolist())
     assert np.unique(k_rows).shape[0] > 1  # the data hold people with few and many alike
     out = est.transform(X)
@@ -119,21 +120,21 @@ def test_auto_gives_each_row_the_rates_of_its_own_integer_k(method):
         rows = np.flatnonzero(k_rows == k)[:20]
         ref = est.set_params(k=int(k))
         # the fixed-K auditor is the same fitted object: only k changed
-        ref_out = ref._transform(Z[rows], self_unit=self_unit[rows])
+        ref_out = transform_encoded(ref, Z[rows], self_unit=self_unit[rows])
         np.testing.assert_allclose(np.asarray(out)[rows], ref_out, rtol=0, atol=1e-12)
         est.set_params(k="auto")
 
 
 def test_rates_at_an_array_of_k_is_one_pass_per_value_put_back_in_order():
     est, X, y, _, _ = fitted("knn", n=800, k=30)
-    Z = est._encode(X.to_numpy(dtype=object))
-    self_unit = est._units.lookup(Z)
-    Q = est._method.query(Z)
+    Z = est._fitted.encode(X.to_numpy(dtype=object))
+    self_unit = est._fitted.units.lookup(Z)
+    Q = est._fitted.method.query(Z)
     k = np.where(np.arange(800) % 3 == 0, 20, 45)
-    pos, n, w2, cells = rates_at(est._method, Q, self_unit, k, cells=True)
+    pos, n, w2, cells = rates_at(est._fitted.method, Q, self_unit, k, cells=True)
     for value in (20, 45):
         rows = np.flatnonzero(k == value)
-        ref = est._method.rates(Q[rows], self_unit[rows], value, cells=True)
+        ref = est._fitted.method.rates(Q[rows], self_unit[rows], value, cells=True)
         np.testing.assert_array_equal(pos[rows], ref[0])
         np.testing.assert_array_equal(n[rows], ref[1])
         got_cells = np.isin(cells["query"], rows)
@@ -244,14 +245,14 @@ def test_auto_is_a_valid_parameter_and_others_are_refused():
 def test_a_new_tau_moves_cbn_caliper_so_the_rates_are_computed_again():
     est, X, y, _, _ = fitted("cbn", n=3000, k="auto")
     est.flag(X, y)
-    passes = est._rate_cache.passes
+    passes = est._fitted.rate_cache.passes
     est.flag(X, y)
-    assert est._rate_cache.passes == passes  # the same audit: the rates are reused
+    assert est._fitted.rate_cache.passes == passes  # the same audit: the rates are reused
     wide = est.set_params(tau=0.3).transform(X)
-    assert est._rate_cache.passes == passes + 1
-    Z = est._encode(X.to_numpy(dtype=object))
-    k_wide = est._k_of_rows(Z, est._units.lookup(Z))
-    k_narrow = est.set_params(tau=0.05)._k_of_rows(Z, est._units.lookup(Z))
+    assert est._fitted.rate_cache.passes == passes + 1
+    Z = est._fitted.encode(X.to_numpy(dtype=object))
+    k_wide = k_of_rows(est, Z, est._fitted.units.lookup(Z))
+    k_narrow = k_of_rows(est.set_params(tau=0.05), Z, est._fitted.units.lookup(Z))
     assert (k_wide >= k_narrow).all() and (k_wide > k_narrow).any()
     assert not np.allclose(wide, est.transform(X), equal_nan=True)
 

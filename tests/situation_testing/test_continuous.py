@@ -145,7 +145,7 @@ def test_knn_means_equal_brute_force():
     assert est.get_feature_names_out().tolist()[:2] == ["mean1", "mean2"]
     # every row by flag's path (protected rows): equal to the reference
     est.flag(X, y)
-    cached = est._rate_cache.value[0]
+    cached = est._fitted.rate_cache.value[0]
     np.testing.assert_allclose(cached[group][:, :2], ref[group], rtol=1e-10)
 
 
@@ -161,7 +161,7 @@ def test_cbn_means_are_the_subgroup_means():
                                   decision="continuous", graph=["level", "sex"],
                                   tau=0.0).fit(X, y)
     est.flag(X, y)
-    out = est._rate_cache.value[0]
+    out = est._fitted.rate_cache.value[0]
     sex, level = X["sex"].to_numpy(), X["level"].to_numpy()
     for i in np.flatnonzero(sex == 1)[:40]:
         for s, side_sex in enumerate((0, 1)):

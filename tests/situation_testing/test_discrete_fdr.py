@@ -10,6 +10,7 @@ import pytest
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._testing import rule_text
 from skfair_manifold.situation_testing._stats._pvalue import (
     discrete_step_up, effective_counts, fisher_pvalue, q_values, step_up_on_supports)
 
@@ -167,7 +168,7 @@ def test_the_audit_uses_the_discrete_procedure_and_its_cutoff():
         est = SituationTestingAuditor(protected="sex", protected_value="female", method="cbn",
                                       k=200, fdr_method="dbh").fit(X, y)
     flags = est.flag(X, y)
-    out, _, n_eff = est._rate_cache.value
+    out, _, n_eff = est._fitted.rate_cache.value
     cand = (X["sex"] == "female").to_numpy() & (y == 0)
     x1, m1, x2, m2 = effective_counts(out[cand, 0], n_eff[cand, 0], out[cand, 1], n_eff[cand, 1])
     q, cutoff = discrete_step_up(out[cand, 5], (m1, m2, x1 + x2), level=est.fdr)
@@ -195,7 +196,7 @@ def test_the_page_names_the_procedure_and_rule_of_the_audit_not_of_fit():
     est.set_params(fdr_method="dbh")  # after fit: flag_rule_ still names Benjamini-Hochberg
     rep = est.report(X, y)
     assert len(rep) > 0
-    assert rep.settings["rule"] == rep.rule == est._rule_text() != est.flag_rule_
+    assert rep.settings["rule"] == rep.rule == rule_text(est) != est.flag_rule_
     assert rep.settings["fdr_name"].startswith("discrete Benjamini-Hochberg")
     page = rep.to_html()
     test_row = re.search(r"q_value: (.*?) false discovery rate across", page).group(1)

@@ -37,11 +37,11 @@ def test_auto_takes_the_index_on_mixed_records_and_agrees_bit_for_bit():
     rule = dict(flag_rule="tau", tau=0.1)  # many flags, to compare their evidence
     brute, out_b, flag_b = audit(X, y, "brute", **rule)
     auto, out_a, flag_a = audit(X, y, "auto", **rule)
-    sel = auto._method.selector
+    sel = auto._fitted.method.selector
     assert [sel._uses_index(side, 20) for side in sel.sides] == [
         side["units"].shape[0] >= _knn_index.MIN_UNITS for side in sel.sides]
     assert any(sel._uses_index(side, 20) for side in sel.sides)
-    assert not any(brute._method.selector._uses_index(side, 20) for side in sel.sides)
+    assert not any(brute._fitted.method.selector._uses_index(side, 20) for side in sel.sides)
     np.testing.assert_array_equal(out_a, out_b)
     np.testing.assert_array_equal(flag_a, flag_b)
     assert flag_a.sum() > 0

@@ -136,7 +136,7 @@ def test_a_third_method_audits_like_the_others(exact_match):
     assert mask.any()
     assert np.array_equal(mask, (X.sex == "f") & (y == 0) & (out[:, 2] > 0.1 + 1e-12))
     report = est.report(X, y)
-    assert est._rate_cache.passes == 1  # report read the rates flag computed
+    assert est._fitted.rate_cache.passes == 1  # report read the rates flag computed
     assert len(report) == mask.sum()
     person = report[0]
     same = (X.skill == X.skill[person.row]) & (X.city == X.city[person.row])

@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._testing import encoded, settings
 from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue, q_values
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import null_decisions
@@ -247,18 +248,18 @@ def test_report_after_flag_does_not_recompute_the_rates():
     est = SituationTestingAuditor(protected="sex", protected_value="f", method="knn",
                                   k=20).fit(X, y)
     flags = est.flag(X, y)
-    assert est._rate_cache.passes == 1
+    assert est._fitted.rate_cache.passes == 1
     rep = est.report(X, y)
-    assert est._rate_cache.passes == 1
+    assert est._fitted.rate_cache.passes == 1
     candidates = ((X["sex"] == "f").to_numpy() & (np.asarray(y) == 0)).sum()
-    assert est._rate_cache.rows_computed == candidates  # flag computes the candidates only
+    assert est._fitted.rate_cache.rows_computed == candidates  # flag computes the candidates only
     out = est.transform(X)  # the other rows, each once
-    assert est._rate_cache.passes == 2
-    assert est._rate_cache.rows_computed == len(X)
+    assert est._fitted.rate_cache.passes == 2
+    assert est._fitted.rate_cache.rows_computed == len(X)
     np.testing.assert_array_equal(rep.summary["row"], np.flatnonzero(flags))
     out[:] = 0.0  # the caller's copy, not the cache
     est.flag(X.iloc[:100], y[:100])
-    assert est._rate_cache.passes == 3
+    assert est._fitted.rate_cache.passes == 3
     np.testing.assert_array_equal(est.flag(X, y), flags)
 
 
@@ -311,12 +312,12 @@ def test_structure_bootstrap_keeps_flags_resting_on_a_stable_graph():
     assert est.q_ == ["skill"]
     rep = est.report(X, y)
     assert len(rep) > 0 and set(rep.summary["verdict"]) == {"discriminated"}
-    Z = est._encode(est._validate(X))
+    Z = encoded(est, X)
     rows = rep.summary["row"]
-    share, qs = structure_bootstrap(est, Z, rows, est._units.lookup(Z[rows]),
+    share, qs = structure_bootstrap(est._fitted, settings(est), Z, rows, est._fitted.units.lookup(Z[rows]),
                                     lambda out: np.ones(out.shape[0], dtype=bool),
                                     n_replicates=3, random_state=1)
-    assert len(qs) == 3 and all(q == (est._q_idx[0],) for q in qs)
+    assert len(qs) == 3 and all(q == (est._fitted.q_idx[0],) for q in qs)
     assert (share == 1.0).all()
 
 
@@ -339,10 +340,10 @@ def test_structure_bootstrap_leaves_the_weak_parents_out_of_q_as_fit_does():
     est = SituationTestingAuditor(protected="sex", protected_value="f").fit(X, y)
     assert est.q_ == ["s"] and "w" in est.graph_["y"]
 
-    Z = est._encode(est._validate(X))
+    Z = encoded(est, X)
     rows = np.flatnonzero(est.flag(X, y))[:50]
     assert rows.size
-    _, qs = structure_bootstrap(est, Z, rows, est._units.lookup(Z[rows]),
+    _, qs = structure_bootstrap(est._fitted, settings(est), Z, rows, est._fitted.units.lookup(Z[rows]),
                                 lambda out: np.ones(out.shape[0], dtype=bool),
                                 n_replicates=2, random_state=0)
     assert qs == [(1,), (1,)]

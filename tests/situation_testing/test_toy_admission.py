@@ -104,8 +104,8 @@ A_MIX = {("CS", 1): F(5, 8), ("CS", 2): F(5, 12), ("CS", 3): F(0),
 
 def test_causal_effects_match_the_hand_computation():
     est, _, _ = fitted("cbn")
-    sel = est._method.selector
-    major_codes = est._records.categories[est._columns.index("major")]  # sorted: Bio, CS
+    sel = est._fitted.method.selector
+    major_codes = est._fitted.records.categories[est._fitted.columns.index("major")]  # sorted: Bio, CS
     for (major, score), a in A_MIX.items():
         q = [float(np.flatnonzero(major_codes == major)[0]), float(score)]
         ce_major, ce_score = sel.causal_effects(q)

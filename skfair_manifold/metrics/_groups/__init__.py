@@ -1,1 +1,1 @@
-"""The group metrics: demographic parity, equal opportunity and predictive quality parity over one cell table (counts per groups, label and prediction), its rates, intervals and GROUP BY."""
+"""The group metrics (DP, EO, PQP) over one cell table: its rates, intervals and GROUP BY."""

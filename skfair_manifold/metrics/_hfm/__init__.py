@@ -1,4 +1,4 @@
-"""HFM (Eq. 8): hfm_max, hfm_avg and hfm_report from the row distances, their options, witnesses and bootstrap intervals.
+"""HFM (Eq. 8): hfm_max, hfm_avg, hfm_report, their options, witnesses and intervals.
 
 The names below are this wing's face for the package's other rooms (the
 scorers' entry, the command line's witnesses); inside ``metrics`` the

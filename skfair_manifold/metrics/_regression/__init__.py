@@ -1,1 +1,1 @@
-"""The metrics of a continuous outcome: per-group moments, t intervals, KS and Wasserstein distances, in memory and on lazy frames."""
+"""The metrics of a continuous outcome: group moments, t intervals, KS and Wasserstein."""

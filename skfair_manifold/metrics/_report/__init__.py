@@ -1,1 +1,1 @@
-"""The group report: fairness_report, FairnessReport and RegressionReport, the report's rows, HFM section, scores and target type."""
+"""The group report: fairness_report, its report objects, rows, HFM section and scores."""

@@ -1,1 +1,1 @@
-"""CBN-DD where the data lives: fit, flag and per-cell verdicts of a lazy frame by one GROUP BY."""
+"""CBN-DD where the data lives: fit, flag and per-cell verdicts of a lazy frame."""

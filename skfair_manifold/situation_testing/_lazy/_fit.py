@@ -54,8 +54,10 @@ import weakref
 import numpy as np
 
 from ...utils._narwhals import collect, is_lazy, schema_names, to_narwhals, to_numpy
-from .._constants import FIT_PARAMS, MSG_NO_ARC, MSG_SINGLE_GROUP
-from .._flags import RateCache
+from .._checks import check_k, fit_params_of, learn_decisions, protected_code
+from .._constants import MSG_LAZY_ROWS, MSG_NO_ARC, MSG_SINGLE_GROUP  # noqa: F401
+from .._fitted import FittedAudit
+from .._flags import rule_text
 from .._records import IDENTIFIER_SHARE, KINDS, Records
 from .._selection._cbn import CBNSelector
 from .._selection._methods import MSG_TOO_MANY_LEVELS
@@ -109,13 +111,13 @@ def is_lazy_frame(X):
     return is_lazy(X)
 
 
-class _FrameFit:
-    """What ``fit`` on a frame keeps: the columns, the encoder, the selector, and the
-    fitted frame's cells with a weak reference to that frame (see :func:`_frame_cells`)."""
+class FrameFit:
+    """What ``fit`` on a frame keeps besides the records: the columns, the selector, and
+    the fitted frame's cells with a weak reference to that frame (see
+    :func:`_frame_cells`). It is the fitted audit's ``frame``."""
 
-    def __init__(self, *, columns, q, records, selector, unit_of_key, source, decision,
-                 cells):
-        self.columns, self.q, self.records = columns, q, records
+    def __init__(self, *, columns, q, selector, unit_of_key, source, decision, cells):
+        self.columns, self.q = columns, q
         self.selector, self.unit_of_key = selector, unit_of_key
         self.source, self.decision, self.cells = source, decision, cells
 
@@ -168,22 +170,25 @@ def _shown(columns):
     return ", ".join(repr(c) for c in columns[:20]) + (", ..." if len(columns) > 20 else "")
 
 
-def fit_frame(auditor, X, y):
-    """``fit`` on a lazy frame ``X`` with decision column ``y`` (see the module).
+def fit_frame(settings, X, y, *, fit_sample):
+    """``fit`` on a lazy frame ``X`` with decision column ``y`` (see the module): the
+    :class:`~.._fitted.FittedAudit`, whose ``attributes`` are the estimator's fitted
+    attributes (``n_features_in_`` and ``feature_names_in_`` among them).
 
     With ``graph=None`` the decision's parents are learned by the in-memory
-    structure search on a random sample of at most :data:`STRUCTURE_SAMPLE`
-    rows drawn by the engine (the whole frame when smaller;
-    ``structure_info_["sample_rows"]``); the counts of the selector are then
-    those of the whole frame. The size: the search must find a parent whose
-    effect on the decision rate is at the weak-parent threshold, 0.05; a
-    test of a 0.05 difference of rates near 0.5 at level 0.01 with power 0.9
-    needs about ``2 x 0.25 x (2.58 + 1.28)**2 / 0.05**2``, some 3,000 rows per
-    level, 15,000 for an attribute of five levels, and the conditioning sets
-    (up to ``max_depth = 3`` other parents) split them further, with
-    Cochran's rule asking five expected rows per cell of each stratum.
-    200,000 rows cover that for a few attributes of about five levels, and
-    the search on them takes about a second. Measured
+    structure search (``fit_sample(X, y)``: an estimator with the same
+    parameters fitted on rows in memory) on a random sample of at most
+    :data:`STRUCTURE_SAMPLE` rows drawn by the engine (the whole frame when
+    smaller; ``structure_info_["sample_rows"]``); the counts of the selector
+    are then those of the whole frame. The size: the search must find a
+    parent whose effect on the decision rate is at the weak-parent threshold,
+    0.05; a test of a 0.05 difference of rates near 0.5 at level 0.01 with
+    power 0.9 needs about ``2 x 0.25 x (2.58 + 1.28)**2 / 0.05**2``, some
+    3,000 rows per level, 15,000 for an attribute of five levels, and the
+    conditioning sets (up to ``max_depth = 3`` other parents) split them
+    further, with Cochran's rule asking five expected rows per cell of each
+    stratum. 200,000 rows cover that for a few attributes of about five
+    levels, and the search on them takes about a second. Measured
     (``benchmarks/bench_audit_lazy.py``, banded planted-bias records): Q
     learned on 10 of 10 samples of 50,000 rows and on 8 of 10 of 200,000
     rows equals the search's on all 1e6 rows; the other two added the
@@ -192,19 +197,22 @@ def fit_frame(auditor, X, y):
     """
     if not isinstance(y, str):
         raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
-    if auditor.method != "cbn":
-        raise ValueError(MSG_LAZY_METHOD.format(method=auditor.method, type=type(X).__name__))
+    if settings.method != "cbn":
+        raise ValueError(MSG_LAZY_METHOD.format(method=settings.method,
+                                                type=type(X).__name__))
     frame = to_narwhals(X)
     names = schema_names(frame)
     if y not in names:
         raise ValueError(MSG_LAZY_COLUMN.format(what="the decision column", column=y,
                                                 columns=_shown(names)))
     features = [c for c in names if c != y]
-    protected = auditor.protected
+    protected = settings.protected
     if not isinstance(protected, str) or protected not in features:
         raise ValueError(MSG_LAZY_PROTECTED.format(value=protected, columns=_shown(features)))
-    auditor._frame_structure_info = {}
-    graph = auditor.graph if auditor.graph is not None else _learned_graph(auditor, frame, y)
+    structure_info = {}
+    graph = settings.graph
+    if graph is None:
+        graph, structure_info = _learned_graph(settings, frame, y, fit_sample)
     parents = graph_to_parents(graph, features, y, protected)
     par = parents[y]
     q = [c for c in features if c in par and c != protected]
@@ -214,7 +222,7 @@ def fit_frame(auditor, X, y):
 
     # the cells' columns as a small pandas frame, encoded as the in-memory auditor encodes
     cells = _as_pandas(values, columns)
-    declared = {kind: [c for c in (getattr(auditor, kind) or ()) if c in columns]
+    declared = {kind: [c for c in (getattr(settings, kind) or ()) if c in columns]
                 for kind in KINDS}
     ps = columns.index(protected)
     with warnings.catch_warnings():
@@ -230,63 +238,59 @@ def fit_frame(auditor, X, y):
             raise ValueError(MSG_TOO_MANY_LEVELS.format(
                 column=c, kind=records.kinds[j], distinct=distinct, n=n_rows))
     Z = records.Z
-
-    auditor.n_features_in_ = len(features)
-    auditor.feature_names_in_ = np.asarray(features, dtype=object)
-    auditor.decision_name_ = y
-    auditor.protected_index_ = ps
-    code = auditor._protected_code(records, Z)
-    auditor.protected_index_ = features.index(protected)
-    positive = auditor._positive(values[y], fitting=True)
+    code = protected_code(settings, records, Z, ps)
+    classes, positive_label = learn_decisions(settings, values[y])
+    positive = np.asarray(values[y]) == positive_label
     group = Z[:, ps] == code
     sizes = (int(counts[~group].sum()), int(counts[group].sum()))
-    auditor.group_sizes_ = sizes
     if sizes[1] == 0 or sizes[0] == 0:
         raise ValueError(MSG_SINGLE_GROUP.format(
             which="outside the protected group" if sizes[1] == 0 else "in the protected group"))
-    auditor._check_k(sizes)
-    auditor._protected_value_code = code
+    check_k(settings, sizes)
     qpos = [columns.index(c) for c in q]
     Qv = Z[:, qpos]
     ranges = Qv.max(axis=0) - Qv.min(axis=0) if Qv.shape[0] else np.zeros(len(q))
     selector = CBNSelector(Qv, np.arange(Z.shape[0]), group, positive, records.nominal[qpos],
-                           ranges, auditor.smoothing, q, causal_effect=auditor.causal_effect,
-                           count=counts)
+                           ranges, settings.smoothing, q,
+                           causal_effect=settings.causal_effect, count=counts)
     unit_of_key = {}
     for i in range(Z.shape[0]):
         unit_of_key.setdefault((Qv[i].tobytes(), bool(group[i]), bool(positive[i])), i)
-    auditor.attribute_kinds_ = {c: records.kinds[j] for j, c in enumerate(columns)}
-    auditor.bin_edges_ = {}
-    auditor.identifier_columns_ = []
-    auditor.graph_ = parents
-    auditor.q_ = list(q)
-    auditor.structure_info_ = dict(getattr(auditor, "_frame_structure_info", {}))
-    auditor.structure_info_["protected_arc"] = protected in par
-    auditor.flag_rule_ = auditor._rule_text()
-    auditor._fit_params = {name: repr(getattr(auditor, name)) for name in FIT_PARAMS}
-    auditor._rate_cache = RateCache()
-    auditor._frame_fit = _FrameFit(columns=columns, q=q, records=records, selector=selector,
-                                   unit_of_key=unit_of_key, source=_weak(X), decision=y,
-                                   cells=(values, counts))
+    structure_info = dict(structure_info)
+    structure_info["protected_arc"] = protected in par
+    attributes = {
+        "n_features_in_": len(features),
+        "feature_names_in_": np.asarray(features, dtype=object),
+        "decision_name_": y, "protected_index_": features.index(protected),
+        "positive_label_": positive_label, "classes_": classes, "group_sizes_": sizes,
+        "attribute_kinds_": {c: records.kinds[j] for j, c in enumerate(columns)},
+        "bin_edges_": {}, "identifier_columns_": [], "graph_": parents, "q_": list(q),
+        "structure_info_": structure_info, "flag_rule_": rule_text(settings),
+    }
+    fitted = FittedAudit(
+        records=records, columns=columns, protected_column=ps, protected_code=code,
+        continuous=False, positive_label=positive_label, classes=classes,
+        group_sizes=sizes, fit_params=fit_params_of(settings), attributes=attributes,
+        frame=FrameFit(columns=columns, q=q, selector=selector, unit_of_key=unit_of_key,
+                       source=_weak(X), decision=y, cells=(values, counts)))
     if protected not in par:
         warnings.warn(MSG_NO_ARC.format(protected=protected, decision=y), UserWarning,
                       stacklevel=4)
-    return auditor
+    return fitted
 
 
-def _learned_graph(auditor, frame, y):
-    """The decision's parents learned in memory on a sample of the frame (see fit_frame)."""
-    from sklearn.base import clone
-
-    sample = _sample(frame, STRUCTURE_SAMPLE, auditor.random_state)
-    inner = clone(auditor)
+def _learned_graph(settings, frame, y, fit_sample):
+    """The decision's parents learned in memory on a sample of the frame (see fit_frame),
+    and the structure search's record."""
+    sample = _sample(frame, STRUCTURE_SAMPLE, settings.random_state)
     X = sample.drop(columns=[y])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fit on the frame warns itself
-        inner.fit(X, sample[y].rename(y))
-    auditor._frame_structure_info = {**inner.structure_info_, "sample_rows": len(sample)}
-    protected = (auditor.protected,) if inner.structure_info_.get("protected_arc") else ()
-    return {y: (*protected, *inner.q_)}  # Q as matched in memory: the weak parents left out
+        inner = fit_sample(X, sample[y].rename(y))
+    info = {**inner.structure_info_, "sample_rows": len(sample)}
+    protected = (settings.protected,) if inner.structure_info_.get("protected_arc") else ()
+    # Q as matched in memory: the weak parents left out
+    return {y: (*protected, *inner.q_)}, info
 
 
 def _sample(frame, n, random_state):

@@ -3,8 +3,10 @@
 import numpy as np
 
 from ...utils._narwhals import schema_names, to_narwhals
+from .._assembly import detectable_gaps_of
+from .._checks import check_decisions
 from .._evidence import python_value
-from .._flags import COLUMNS, rate_table
+from .._flags import COLUMNS, decide_candidates, rate_table
 from .._selection._auto_k import auto_caliper, auto_k, rates_at
 from ._fit import (
     MSG_LAZY_COLUMN,
@@ -16,56 +18,58 @@ from ._fit import (
 )
 
 
-def _verdicts(auditor, X, y):
+def frame_audit(auditor):
+    """The fitted audit of an auditor fitted on a lazy frame, and the call's settings
+    (the parameters checked as at every use); an error when it was not fitted on one."""
+    fitted = getattr(auditor, "_fitted", None)
+    if fitted is None or fitted.frame is None:
+        raise ValueError(MSG_LAZY_NOT_FITTED_ON_FRAME)
+    return fitted, auditor._call_settings()
+
+
+def _verdicts(fitted, settings, X, y):
     """The candidate cells of ``X`` with their rates and flags (pandas), and the values."""
     import pandas as pd
 
-    fitted = getattr(auditor, "_frame_fit", None)
-    if fitted is None:
-        raise ValueError(MSG_LAZY_NOT_FITTED_ON_FRAME)
+    frame_fit = fitted.frame
     if not isinstance(y, str):
         raise TypeError(MSG_LAZY_Y.format(type=type(y).__name__))
-    auditor._check_params_at_use()
     frame = to_narwhals(X)
     names = schema_names(frame)
-    for c in [*fitted.columns, y]:
+    for c in [*frame_fit.columns, y]:
         if c not in names:
             raise ValueError(MSG_LAZY_COLUMN.format(what="column", column=c,
                                                     columns=_shown(names)))
-    values, counts = _frame_cells(fitted, X, frame, y)
-    auditor._check_decisions(values[y])
-    records = fitted.records
-    Z = records.encode(_as_pandas(values, fitted.columns).to_numpy(dtype=object))
-    ps = fitted.columns.index(auditor.protected)
-    group = Z[:, ps] == auditor._protected_value_code
-    positive = auditor._positive(values[y])
-    candidate = group & ~positive
+    values, counts = _frame_cells(frame_fit, X, frame, y)
+    check_decisions(fitted, values[y])
+    Z = fitted.encode(_as_pandas(values, frame_fit.columns).to_numpy(dtype=object))
+    candidate = fitted.candidates(Z, values[y])
     idx = np.flatnonzero(candidate)
-    qpos = [fitted.columns.index(c) for c in fitted.q]
+    qpos = [frame_fit.columns.index(c) for c in frame_fit.q]
     Qv = np.ascontiguousarray(Z[idx][:, qpos])
-    self_unit = np.array([fitted.unit_of_key.get((Qv[i].tobytes(), True, False), -1)
+    self_unit = np.array([frame_fit.unit_of_key.get((Qv[i].tobytes(), True, False), -1)
                           for i in range(idx.shape[0])], dtype=np.intp)
-    k = auditor.k
+    k = settings.k
     if isinstance(k, str):  # "auto": each cell's K from the testers within the caliper
-        k = auto_k(fitted.selector, Qv, self_unit, auto_caliper("cbn", auditor.tau),
-                   n_jobs=auditor.n_jobs)
-    pos, n, w2 = rates_at(fitted.selector, Qv, self_unit, k, n_jobs=auditor.n_jobs)
-    out, n_eff = rate_table(pos, n, w2, alpha=auditor._alpha_test(), bound=auditor.bound)
-    mask, q_value, cutoff = auditor._decide_candidates(
-        out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
+        k = auto_k(frame_fit.selector, Qv, self_unit, auto_caliper("cbn", settings.tau),
+                   n_jobs=settings.n_jobs)
+    pos, n, w2 = rates_at(frame_fit.selector, Qv, self_unit, k, n_jobs=settings.n_jobs)
+    out, n_eff = rate_table(pos, n, w2, alpha=settings.alpha_level, bound=settings.bound)
+    mask, q_value, cutoff = decide_candidates(
+        settings, out, np.ones(idx.shape[0], dtype=bool), n_eff, counts=counts[idx])
 
-    table = pd.DataFrame({c: values[c][idx] for c in [*fitted.columns, y]})
+    table = pd.DataFrame({c: values[c][idx] for c in [*frame_fit.columns, y]})
     table["n_people"] = counts[idx]
     for j, name in enumerate(COLUMNS):
         table[name] = out[:, j]
     table["q_value"] = q_value
     table["flagged"] = mask
-    table["detectable_gap"] = auditor._detectable_gaps(
-        out, n_eff, n_candidates=int(counts[idx].sum()), n_flagged=int(counts[idx][mask].sum()),
-        cutoff=cutoff)
+    table["detectable_gap"] = detectable_gaps_of(
+        settings, out, n_eff, n_candidates=int(counts[idx].sum()),
+        n_flagged=int(counts[idx][mask].sum()), cutoff=cutoff)
     # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
     # the table is sorted by the cell's values, the same on every engine and run
-    return table.sort_values([*fitted.columns, y], kind="stable").reset_index(drop=True)
+    return table.sort_values([*frame_fit.columns, y], kind="stable").reset_index(drop=True)
 
 
 def cell_verdicts(auditor, X, y):
@@ -112,15 +116,16 @@ def cell_verdicts(auditor, X, y):
     >>> sorted(set(cells.loc[cells.flagged, "region"]))
     ['east']
     """
-    return _verdicts(auditor, X, y)
+    fitted, settings = frame_audit(auditor)
+    return _verdicts(fitted, settings, X, y)
 
 
-def flag_frame(auditor, X, y):
+def flag_frame(fitted, settings, X, y):
     """``flag`` on a lazy frame: ``X`` in its engine with a boolean column ``flagged``."""
     import narwhals as nw
 
-    table = _verdicts(auditor, X, y)
-    keys = [*auditor._frame_fit.columns, y]
+    table = _verdicts(fitted, settings, X, y)
+    keys = [*fitted.frame.columns, y]
     flagged = table.loc[table["flagged"], keys]
     terms = [nw.all_horizontal(*[nw.col(c) == python_value(v) for c, v in zip(keys, row)],
                                ignore_nulls=False)
