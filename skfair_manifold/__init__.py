@@ -31,6 +31,8 @@ __version__ = "0.1.0.dev0"
 
 # public name -> the module that defines it
 _LAZY = {
+    "bias_audit": "skfair_manifold.metrics",
+    "BiasAudit": "skfair_manifold.metrics",
     "demographic_parity": "skfair_manifold.metrics",
     "discriminative_risk": "skfair_manifold.metrics",
     "equal_opportunity": "skfair_manifold.metrics",

@@ -47,7 +47,7 @@ WING_FLOORS = {
     "metrics": {
         "_common": 0, "_bootstrap": 0, "_frames": 0, "_risk": 0,
         "_groups": 1,
-        "_hfm": 2, "_regression": 2,
+        "_hfm": 2, "_regression": 2, "_audit": 2,
         "_report": 3,
         "__init__": 4,
     },

@@ -17,14 +17,17 @@ Python computes the numbers and the geometry; the templates in
     the continuous report's page (``RegressionReport.to_html``);
 ``_witnesses``
     HFM's witnesses laid out for the report page;
+``_audit_page``
+    the bias audit's page (``BiasAudit.to_html``);
 ``_evidence_page``
     the evidence page of situation testing: it renders a
     ``SituationTestingReport``, read by ``report.to_html()`` and the command
     line alike.
 """
 
+from ._audit_page import render_bias_audit
 from ._evidence_page import render_evidence
 from ._regression_page import render_regression_report
 from ._report_page import render_fairness_report
 
-__all__ = ["render_evidence", "render_fairness_report", "render_regression_report"]
+__all__ = ["render_bias_audit", "render_evidence", "render_fairness_report", "render_regression_report"]

@@ -15,6 +15,11 @@
   predictions, errors and distributions, and its single numbers
   :func:`mean_prediction_difference`, :func:`error_difference`,
   :func:`bounded_group_loss`, :func:`distribution_distance`.
+- :func:`bias_audit`: the bias audit of a selection tool (New York City's Local
+  Law 144, the four-fifths rule) without labels: per category of each
+  sensitive attribute and their intersection, the selection or scoring rate and
+  the impact ratio, with unknown categories bounded instead of dropped, in a
+  :class:`BiasAudit`.
 
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
 sentinel; invalid input raises. In the group baselines a group whose own rate is
@@ -22,6 +27,8 @@ undefined (no positives for EO or PQP) is left out of its attribute's gap with
 that warning, and the gap is ``nan`` only when fewer than 2 groups remain.
 """
 
+from ._audit._api import bias_audit
+from ._audit._object import BiasAudit
 from ._common import UndefinedFairnessWarning
 from ._groups._metrics import demographic_parity, equal_opportunity, predictive_quality_parity
 from ._hfm._metrics import LOG10_FACTOR, hfm_avg, hfm_max, hfm_report
@@ -36,10 +43,12 @@ from ._report._fairness_report import FairnessReport, fairness_report
 from ._risk import discriminative_risk
 
 __all__ = [
+    "BiasAudit",
     "FairnessReport",
     "LOG10_FACTOR",
     "RegressionReport",
     "UndefinedFairnessWarning",
+    "bias_audit",
     "bounded_group_loss",
     "demographic_parity",
     "discriminative_risk",

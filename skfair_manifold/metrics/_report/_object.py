@@ -1,11 +1,11 @@
 """What :func:`fairness_report` returns: the tables, their one serialiser and their views."""
 
-from numbers import Integral, Real
 
 import numpy as np
 from sklearn.utils import Bunch
 
 from ..._html import render_fairness_report
+from ...utils._plain import plain_values as _plain_values
 
 __all__ = ["FairnessReport"]
 
@@ -310,28 +310,3 @@ def headline(report):
             + (f" (differences of selection rate under {detect:.3f} could not have been "
                f"detected with these group sizes)." if np.isfinite(detect) else "."))
     return sentences
-
-
-def _plain_values(obj, undefined=None):
-    """numpy values to Python ones, nan and inf to ``undefined`` (recursively)."""
-    def _plain(value):
-        return _plain_values(value, undefined)
-
-    if isinstance(obj, dict):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, (bool, np.bool_)):
-        return bool(obj)
-    if isinstance(obj, (Integral, np.integer)):
-        return int(obj)
-    if isinstance(obj, (Real, np.floating)):
-        value = float(obj)
-        return value if np.isfinite(value) else undefined
-    if obj is None or isinstance(obj, str):
-        return obj
-    return str(obj)
-
-

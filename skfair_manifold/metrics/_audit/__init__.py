@@ -1,0 +1,1 @@
+"""The bias audit: selection or scoring rates and impact ratios, unknowns bounded."""

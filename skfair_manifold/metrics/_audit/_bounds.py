@@ -1,0 +1,413 @@
+"""The sharp bounds of selection rates and impact ratios when some categories are unknown.
+
+A characteristic (sex, race, their intersection) splits the assessed people
+into categories ``c = 1..K``. For the people whose category is known we have
+``n_c`` assessed and ``s_c`` selected. The others are *unknown*: each truly
+belongs to one of the categories compatible with what is known of them (any
+category, for a characteristic they did not report; for an intersection, the
+cells matching the attributes they did report). Each unknown person is
+selected, not selected, or, in a counts table that does not report their
+decisions, *undecided* (either). Every rate and ratio below is a function of
+where the unknown people truly belong; the bounds are its smallest and largest
+value over every such assignment.
+
+Rates (sharp, attained)
+    ``c``'s rate is lowest when every compatible unknown who was not selected
+    (or whose decision is unreported) belongs to ``c`` and no selected one
+    does, and highest in the opposite case:
+    ``low = s_c / (n_c + F_c + D_c)``, ``high = (s_c + S_c + D_c) / (n_c +
+    S_c + D_c)``, with ``S_c``, ``F_c``, ``D_c`` the compatible unknowns
+    selected, not selected and undecided. The others go to other categories.
+
+Impact ratios against the most selected category (``max_j r_j`` over the
+comparator's categories ``E``)
+    Lowest: ``c`` takes every compatible unknown not selected, and the
+    selected unknowns all go to one other category ``j``, whose rate rises
+    the most: ``low = r_c^low / max(r_c^low, max_{j in E, j != c}
+    r_j^high)``. The two extremes use different people (the not selected for
+    ``c``, the selected for ``j``), so one assignment attains both. With
+    undecided unknowns, ``x`` of them join ``c`` as not selected and the other
+    ``D - x`` join ``j`` as selected; ``log`` of the ratio is convex in ``x``
+    where ``j`` is the most selected (its minimum at ``x* = b - sqrt(q (a +
+    b))``, ``a = n_c + F``, ``b = n_j + S + D``, ``q = n_j - s_j``), and it
+    falls where another category is, so the minimum is at ``0``, ``D``,
+    ``x*`` or the crossing, each checked (integers: their floor and ceiling).
+    Highest: ``c`` takes every compatible selected unknown and none who was
+    not selected; the not selected dilute the other categories so that the
+    largest of their rates is as small as possible: the *water level* ``W(m)``,
+    the least ``t`` with ``sum_j max(0, ceil(s_j / t - n_j)) <= m`` over ``E``
+    without ``c`` (``m`` people, whole people in an integer table; without the
+    ceiling in a table of fractional counts). ``high = min(1, r_c^high /
+    W(F))``. With undecided unknowns, ``y`` of them join ``c`` as selected and
+    the rest dilute the others: the largest of ``r_c(y) / max(r_c(y), W(F + D -
+    y))`` over ``y``, found by checking every ``y`` when ``D <= 4096`` in an
+    integer table, else on a grid refined around its best point.
+
+Impact ratios against a named category ``g``
+    ``low = r_c^low / r_g^high`` and ``high = r_c^high / r_g^low``: the not
+    selected compatible with ``c`` join ``c`` and the selected compatible
+    with ``g`` join ``g`` (a person compatible with both is in one role only),
+    so both are sharp; undecided people are split by the same one-dimensional
+    search.
+
+Intersections with partly known people
+    The rates and the lowest ratio above are sharp with compatibility. For
+    the highest ratio against the most selected category, ``c`` takes the
+    selected people compatible with it; the others selected must go to cells
+    compatible with them (a person of known sex and unknown race, to a cell
+    of her sex), and everyone not selected goes where it lowers the largest
+    rate most: the least level ``t`` at which the people fit is the least
+    ``t`` for which the linear program ``sum_j sigma_tj = sel_t``, ``sum_j
+    upsilon_tj <= unsel_t``, ``(1 - t) sigma_j - t upsilon_j <= t n_j - s_j``
+    over the eligible cells has a solution (bisection on ``t``). It treats
+    people as divisible: for whole people it is an outer bound, within one
+    person's weight of the sharp one. With undecided people there too, the
+    highest ratio is computed as if every unknown could belong to every cell
+    (an outer bound).
+"""
+
+import numpy as np
+
+#: undecided people checked one by one up to this many (integer tables)
+EXHAUSTIVE = 4096
+#: grid of the one-dimensional searches beyond it, then refined around the best point
+GRID = 257
+
+__all__ = ["ratio_bounds", "rate_bounds", "water_level"]
+
+
+def _div(a, b):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(a, dtype=np.float64) / np.asarray(b, dtype=np.float64)
+
+
+def rate_bounds(n, s, S, F, D):
+    """Sharp bounds of each category's rate, ``(low, high)`` of shape ``(..., K)``.
+
+    ``n``, ``s`` (..., K): the known assessed and selected; ``S``, ``F``,
+    ``D`` (..., K): the unknowns compatible with each category, selected, not
+    selected and undecided. NaN where a bound's denominator is 0.
+    """
+    low = _div(s, n + F + D)
+    high = _div(s + S + D, n + S + D)
+    return low, high
+
+
+def water_level(n, s, others, m, *, integer):
+    """``W(m)``: the least possible largest rate of the ``others`` after ``m`` people not
+    selected join them, each wherever it lowers the largest most.
+
+    ``n``, ``s`` (..., K); ``others`` (..., K) bool: the categories whose largest
+    rate counts; ``m`` (...,). ``integer``: whole people (the ceiling), else
+    fractional counts. Returns (...,), NaN where no category counts (or all
+    are empty).
+    """
+    n = np.asarray(n, dtype=np.float64)
+    s = np.asarray(s, dtype=np.float64)
+    m = np.asarray(m, dtype=np.float64)
+    rates = np.where(others, _div(s, n), -np.inf)
+    rates = np.where(np.isnan(rates), -np.inf, rates)
+    hi = rates.max(axis=-1)  # no dilution
+    empty = ~np.isfinite(hi)
+    hi = np.where(empty, 0.0, hi)
+    lo = np.zeros_like(hi)
+    s_o = np.where(others, s, 0.0)
+    n_o = np.where(others, n, 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(64 if integer else 60):
+            t = (lo + hi) / 2
+            need = np.where(s_o > 0, s_o / t[..., None] - n_o, 0.0)
+            if integer:
+                need = np.ceil(need - 1e-9 * np.maximum(1.0, np.abs(need)))
+            need = np.maximum(need, 0.0).sum(axis=-1)
+            ok = need <= m + 1e-9
+            hi = np.where(ok, t, hi)
+            lo = np.where(ok, lo, t)
+        if integer:  # the level an allocation attains: the rate of whole people
+            for scale in (1.0, 1.0 + 1e-9, 1.0 + 1e-6):
+                t = hi * scale
+                add = np.where(s_o > 0, s_o / t[..., None] - n_o, 0.0)
+                add = np.maximum(np.ceil(add - 1e-9 * np.maximum(1.0, np.abs(add))), 0.0)
+                fits = add.sum(axis=-1) <= m + 1e-9
+                attained = np.where(others, _div(s_o, n_o + add), -np.inf)
+                attained = np.where(np.isnan(attained), -np.inf, attained).max(axis=-1)
+                if np.all(fits | empty):
+                    hi = np.where(np.isfinite(attained), attained, hi)
+                    break
+    return np.where(empty, np.nan, hi)
+
+
+def _search(f, D, *, integer, minimize, candidates=(), grid=GRID):
+    """The best of ``f(x)`` for ``x`` in ``[0, D]`` (arrays of shape (...,)), vectorised.
+
+    ``f`` takes x of shape (..., G) and returns (..., G). Integer tables with
+    ``D <= EXHAUSTIVE`` are searched exhaustively; otherwise a grid, refined
+    around its best point, plus the given ``candidates`` (arrays (..., C)).
+    """
+    D = np.asarray(D, dtype=np.float64)
+    fill = np.inf if minimize else -np.inf
+    if not np.any(D > 0):  # nobody to place: the one value
+        with np.errstate(all="ignore"):
+            return f(np.zeros(D.shape + (1,)))[..., 0]
+
+    def pick(values, axis):  # nanmin / nanmax, NaN where every value is NaN (no warning)
+        best = (np.min if minimize else np.max)(np.where(np.isnan(values), fill, values),
+                                                axis=axis)
+        return np.where(best == fill, np.nan, best)
+    if integer and np.all(D <= EXHAUSTIVE):
+        size = int(D.max()) + 1 if D.size else 1
+        x = np.minimum(np.arange(size, dtype=np.float64), D[..., None])
+        with np.errstate(all="ignore"):
+            values = f(x)
+        return pick(values, axis=-1)
+    step = D / (grid - 1)
+    x = np.linspace(0.0, 1.0, grid) * D[..., None]
+    with np.errstate(all="ignore"):
+        values = f(x)
+    masked = np.where(np.isnan(values), fill, values)
+    best = np.argmin(masked, axis=-1) if minimize else np.argmax(masked, axis=-1)
+    centre = np.take_along_axis(x, best[..., None], axis=-1)
+    fine = np.clip(centre + np.linspace(-1.0, 1.0, grid) * step[..., None], 0.0, D[..., None])
+    parts = [values, f(fine)]
+    if len(candidates):
+        extra = np.clip(np.concatenate([np.asarray(c, dtype=np.float64) for c in candidates],
+                                       axis=-1), 0.0, D[..., None])
+        if integer:
+            extra = np.concatenate([np.floor(extra), np.ceil(extra)], axis=-1)
+        parts.append(f(extra))
+    with np.errstate(all="ignore"):
+        return pick(np.concatenate(parts, axis=-1), axis=-1)
+
+
+def ratio_bounds(n, s, S, F, D, *, eligible, rated=None, comparator=None,
+                 all_compatible=True, pools=None, integer=True, grid=GRID, types=None):
+    """Bounds of each category's impact ratio, ``(low, high)`` of shape ``(..., K)``.
+
+    Parameters
+    ----------
+    n, s : ndarray of shape (..., K)
+        The known assessed and selected of each category.
+    S, F, D : ndarray of shape (...,)
+        All the unknowns: selected, not selected, undecided.
+    eligible : ndarray of bool, shape (K,)
+        The categories the most selected is taken among.
+    rated : ndarray of bool, shape (K,) or None
+        The categories that have a ratio (None: ``eligible``).
+    comparator : int or None
+        A named category's position; None: the most selected of ``eligible``
+        (which may move with the assignment).
+    all_compatible : bool
+        Every unknown may belong to every category (a single characteristic);
+        else ``pools`` gives the compatible unknowns of each category.
+    pools : tuple of three ndarrays of shape (..., K) or None
+        ``(S_c, F_c, D_c)``: the unknowns compatible with each category.
+    integer : bool
+        Whole people (an integer table); else fractional counts.
+    grid : int
+        Points of the one-dimensional searches over undecided people (beyond
+        the exhaustive search of small integer tables), before the refinement.
+    types : tuple or None
+        ``(compatible (U, K) bool, selected (U,), not_selected (U,))``: the
+        unknown patterns, for the highest ratio of partly known people (one
+        audit, no leading axis); None: as if all were compatible.
+
+    Returns
+    -------
+    low, high : ndarray of shape (..., K)
+        NaN for a category that is not eligible, or whose ratio is undefined
+        (its comparator's rate can be 0).
+    """
+    n = np.asarray(n, dtype=np.float64)
+    s = np.asarray(s, dtype=np.float64)
+    S, F, D = (np.asarray(v, dtype=np.float64) for v in (S, F, D))
+    eligible = np.asarray(eligible, dtype=bool)
+    rated = eligible if rated is None else np.asarray(rated, dtype=bool)
+    K = n.shape[-1]
+    if all_compatible or pools is None:
+        Sc = np.broadcast_to(S[..., None], n.shape)
+        Fc = np.broadcast_to(F[..., None], n.shape)
+        Dc = np.broadcast_to(D[..., None], n.shape)
+    else:
+        Sc, Fc, Dc = (np.asarray(p, dtype=np.float64) for p in pools)
+    low = np.full(n.shape, np.nan)
+    high = np.full(n.shape, np.nan)
+    for c in range(K):
+        if not rated[c]:
+            continue
+        exact = all_compatible or pools is None
+        if comparator is not None:
+            lo, hi = _named(n, s, Sc, Fc, Dc, c, comparator, integer=integer, exact=exact,
+                            grid=grid)
+        else:
+            lo = _lowest(n, s, Sc, Fc, Dc, c, eligible, integer=integer, exact=exact, grid=grid)
+            if not exact and types is not None and n.ndim == 1 and not np.any(D > 0):
+                hi = _highest_compatible(n, s, types, c, eligible)
+            else:
+                hi = _highest(n, s, S, F, D, c, eligible, integer=integer, grid=grid)
+        low[..., c], high[..., c] = lo, hi
+    return low, high
+
+
+def _lowest(n, s, Sc, Fc, Dc, c, eligible, *, integer, exact, grid):
+    """The least ratio of ``c`` to the most selected (see the module). ``exact``: every
+    unknown is compatible with every category; else undecided people are counted
+    both ways (not selected in ``c``, selected in ``j``): an outer bound."""
+    out = np.ones(n.shape[:-1])
+    others = [j for j in np.flatnonzero(eligible) if j != c]
+    if not others:
+        return np.where(n[..., c] + Fc[..., c] + Dc[..., c] > 0, 1.0, np.nan)
+    known = np.where(eligible, _div(s, n), np.nan)
+    a = n[..., c] + Fc[..., c]
+    undecided = Dc[..., c]
+    best = np.full(n.shape[:-1], np.inf)
+    for j in others:
+        rest = [k for k in others if k != j]
+        R = np.where(np.isnan(known[..., rest]), -np.inf, known[..., rest]).max(axis=-1) \
+            if rest else np.full(n.shape[:-1], -np.inf)
+        Sj = Sc[..., j]
+        q = n[..., j] - s[..., j]
+        if not exact:  # closed form, the undecided counted both ways
+            r_c = _div(s[..., c], a + undecided)
+            r_j = _div(s[..., j] + Sj + Dc[..., j], n[..., j] + Sj + Dc[..., j])
+            best = np.fmin(best, _div(r_c, np.fmax(np.fmax(r_j, R), r_c)))
+            continue
+        Dj = undecided  # every undecided person may join c or j
+        b = n[..., j] + Sj + Dj
+
+        def ratio(x, a=a, b=b, q=q, R=R, Dj=Dj):
+            x = np.minimum(x, Dj[..., None])
+            r_c = _div(s[..., c][..., None], a[..., None] + x)
+            w = b[..., None] - x
+            r_j = _div(w - q[..., None], w)
+            top = np.fmax(np.fmax(r_j, R[..., None]), r_c)
+            return _div(r_c, top)
+
+        with np.errstate(all="ignore"):
+            x_star = b - np.sqrt(np.maximum(q * (a + b), 0.0))
+            x_cross = np.where(R < 1, b - _div(q, 1 - R), 0.0)
+        value = _search(ratio, Dj, integer=integer, minimize=True, grid=grid,
+                        candidates=(x_star[..., None], x_cross[..., None]))
+        best = np.fmin(best, value)
+    out = np.where(np.isinf(best), np.nan, best)
+    return out
+
+
+def _highest(n, s, S, F, D, c, eligible, *, integer, grid):
+    """The largest ratio of ``c`` to the most selected (see the module)."""
+    others = eligible.copy()
+    others[c] = False
+    if not others.any():
+        return np.where(n[..., c] + S + D > 0, 1.0, np.nan)
+    p = s[..., c] + S
+    r = n[..., c] + S
+    mask = np.broadcast_to(others, n.shape)
+
+    def ratio(y):
+        r_c = _div(p[..., None] + y, r[..., None] + y)
+        m = (F + D)[..., None] - y
+        level = water_level(n[..., None, :], s[..., None, :], mask[..., None, :], m,
+                            integer=integer)
+        return np.minimum(_div(r_c, np.fmax(level, r_c)), 1.0)
+
+    return _search(ratio, D, integer=integer, minimize=False, grid=grid)
+
+
+def _highest_compatible(n, s, types, c, eligible, *, steps=40):
+    """The largest ratio of ``c`` to the most selected with partly known people (see the
+    module): the least water level at which the people fit, by bisection on a linear
+    program."""
+    from scipy.optimize import linprog
+
+    compatible, sel, unsel = (np.asarray(v) for v in types)
+    others = [j for j in np.flatnonzero(eligible) if j != c]
+    to_c = compatible[:, c]
+    p = s[c] + float(sel[to_c].sum())
+    r = n[c] + float(sel[to_c].sum())
+    r_c = p / r if r > 0 else np.nan
+    if not others:
+        return 1.0 if r > 0 else np.nan
+    forced = [u for u in range(len(sel)) if not to_c[u] and sel[u] > 0]
+    diluting = [u for u in range(len(unsel)) if unsel[u] > 0]
+    cells = [j for j in range(n.shape[0]) if j != c]
+    var = [("s", u, j) for u in forced for j in cells if compatible[u, j]]
+    var += [("f", u, j) for u in diluting for j in cells if compatible[u, j]]
+    # a forced selected person with no cell but c (not in the table) cannot be placed
+    if any(not any(compatible[u, j] for j in cells) for u in forced):
+        return _highest(n, s, sel.sum(), unsel.sum(), 0.0, c, eligible, integer=False,
+                        grid=GRID)
+    A_eq = np.zeros((len(forced), len(var)))
+    for k, (kind, u, j) in enumerate(var):
+        if kind == "s":
+            A_eq[forced.index(u), k] = 1.0
+    b_eq = np.array([sel[u] for u in forced], dtype=np.float64)
+    A_f = np.zeros((len(diluting), len(var)))
+    for k, (kind, u, j) in enumerate(var):
+        if kind == "f":
+            A_f[diluting.index(u), k] = 1.0
+    b_f = np.array([unsel[u] for u in diluting], dtype=np.float64)
+
+    def feasible(t):
+        A_cell = np.zeros((len(others), len(var)))
+        for k, (kind, u, j) in enumerate(var):
+            if j in others:
+                A_cell[others.index(j), k] = (1.0 - t) if kind == "s" else -t
+        b_cell = np.array([t * n[j] - s[j] for j in others], dtype=np.float64)
+        if not len(var):  # nobody to place: the others as they are
+            return bool(np.all(b_cell >= -1e-12))
+        res = linprog(np.zeros(len(var)), A_ub=np.vstack([A_f, A_cell]),
+                      b_ub=np.concatenate([b_f, b_cell]),
+                      A_eq=A_eq if len(forced) else None, b_eq=b_eq if len(forced) else None,
+                      bounds=(0, None), method="highs")
+        return res.status == 0
+
+    lo, hi = 0.0, 1.0
+    for _ in range(steps):
+        t = (lo + hi) / 2
+        lo, hi = (lo, t) if feasible(t) else (t, hi)
+    level = hi
+    if not np.isfinite(r_c):
+        return np.nan
+    top = max(level, r_c)
+    return min(1.0, r_c / top) if top > 0 else np.nan
+
+
+def _named(n, s, Sc, Fc, Dc, c, g, *, integer, exact, grid):
+    """The least and largest ratio of ``c`` to the named category ``g``. ``exact``: every
+    unknown is compatible with both; else undecided people are counted both ways."""
+    if c == g:
+        ones = np.where(n[..., c] + Sc[..., c] + Dc[..., c] > 0, 1.0, np.nan)
+        return ones, ones
+    if not exact:
+        low = _div(_div(s[..., c], n[..., c] + Fc[..., c] + Dc[..., c]),
+                   _div(s[..., g] + Sc[..., g] + Dc[..., g], n[..., g] + Sc[..., g] + Dc[..., g]))
+        high = _div(_div(s[..., c] + Sc[..., c] + Dc[..., c], n[..., c] + Sc[..., c] + Dc[..., c]),
+                    _div(s[..., g], n[..., g] + Fc[..., g] + Dc[..., g]))
+        return low, high
+    both = Dc[..., c]  # every undecided person may join c or g
+    # a ratio exists only where g selects someone: with nobody selected among g's known,
+    # its largest ratio has one selected unknown (or undecided) join g, and no more
+    Sg, Dg = Sc[..., g], both
+    first = (s[..., g] == 0) & (Sg + Dg >= 1)
+    from_s = first & (Sg >= 1)
+    s_g = np.where(first, 1.0, s[..., g])
+    n_g = np.where(first, n[..., g] + 1.0, n[..., g])
+    S_c = np.where(from_s, Sc[..., c] - 1.0, Sc[..., c])
+    D_hi = np.where(first & ~from_s, both - 1.0, both)
+
+    def low_ratio(x):  # x undecided join c not selected, the rest join g selected
+        r_c = _div(s[..., c][..., None], (n[..., c] + Fc[..., c])[..., None] + x)
+        y = both[..., None] - x
+        r_g = _div((s[..., g] + Sc[..., g])[..., None] + y,
+                   (n[..., g] + Sc[..., g])[..., None] + y)
+        return _div(r_c, r_g)
+
+    def high_ratio(y):  # y undecided join c selected, the rest join g not selected
+        r_c = _div((s[..., c] + S_c)[..., None] + y, (n[..., c] + S_c)[..., None] + y)
+        x = D_hi[..., None] - y
+        r_g = _div(s_g[..., None], (n_g + Fc[..., g])[..., None] + x)
+        return _div(r_c, r_g)
+
+    low = _search(low_ratio, both, integer=integer, minimize=True, grid=grid)
+    high = _search(high_ratio, D_hi, integer=integer, minimize=False, grid=grid)
+    never = (s[..., g] == 0) & (Sg + Dg < 1)  # g selects nobody, whoever joins it
+    return np.where(never, np.nan, low), np.where(never, np.nan, high)
