@@ -1,6 +1,5 @@
 """What :func:`bias_audit` returns: the audit table, the unknown counts and their views."""
 
-import numpy as np
 from sklearn.utils import Bunch
 
 from ..._html import render_bias_audit
@@ -152,7 +151,7 @@ def audit_headline(table, unknown, *, comparators, confidence, tiers):
                 text += f"; {_count(missing)} assessed of unknown {name}"
                 text += (f" could put {len(moved)} of the {len(passing)} ratios at or above "
                          f"0.8 below it" if len(passing) else
-                         f" move the ratios as the columns impact_ratio_low and _high show")
+                         " move the ratios as the columns impact_ratio_low and _high show")
             sentences.append(text + ".")
     return sentences
 
