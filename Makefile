@@ -52,7 +52,7 @@ test-oldest: $(OLDEST)/.installed-dev
 	$(OLDEST_BIN)/python -m pytest
 
 bench: dev
-	$(BIN)/python benchmarks/bench_distances.py
+	$(BIN)/python -m benchmarks.bench_distances
 
 # The documentation, warnings as errors; the gallery examples run. Output in docs/_build/html.
 docs: $(VENV)/.installed-docs

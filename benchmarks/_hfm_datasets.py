@@ -1,6 +1,6 @@
 """The certified approximation's error on every data set of the shared folder.
 
-Called by ``bench_hfm.py --every-dataset``. For each data set (Ricci, German
+Called by ``python -m benchmarks.bench_hfm --every-dataset``. For each data set (Ricci, German
 credit, Adult, COMPAS recidivism and violent recidivism, Dutch census 2001):
 the paper's features, the target and a logistic regression's predictions;
 ``hfm_report`` exact once, then the certified approximation with the
@@ -19,8 +19,9 @@ import time
 
 import numpy as np
 
-from _common import load, machine, markdown_table, paper_matrix, write_result
-from skfair_manifold.distances._content_cache import cache
+from skfair_manifold.distances._testing import reuse_cache
+
+from ._io import load, machine, markdown_table, paper_matrix, write_result
 
 SETS = [("Ricci", "ricci"), ("German credit", "credit"), ("COMPAS violent", "ppvr"),
         ("COMPAS", "ppr"), ("Adult", "income"), ("Dutch census", "dutch")]
@@ -80,11 +81,11 @@ def every_dataset(args):
         except (OSError, FileNotFoundError) as exc:
             print(f"skipping {label}: {exc}", flush=True)
             continue
-        cache().clear()
+        reuse_cache().clear()
         t0 = time.perf_counter()
         exact = _report(X, y_true, y_pred, A, method="exact")
         t_exact = time.perf_counter() - t0
-        cache().clear()  # "auto" must not find the exact run's distances
+        reuse_cache().clear()  # "auto" must not find the exact run's distances
         t0 = time.perf_counter()
         auto = _report(X, y_true, y_pred, A, random_state=0)  # method="auto"
         t_auto = time.perf_counter() - t0
@@ -110,4 +111,4 @@ def every_dataset(args):
             "(a pilot of 1,000 rows; the size at which the 99% interval's half-width is 1%); "
             "4000 the former fixed size.", "",
             markdown_table(headers, rows)]
-    write_result("bench_hfm_datasets", "\n".join(text))
+    write_result("bench_hfm_datasets", "\n".join(text), args.results_dir)

@@ -37,7 +37,7 @@ search on all of them (not timed).
 
 Run it under the benchmarks' lock::
 
-    flock /tmp/bench.lock python benchmarks/bench_audit_lazy.py [--rows 1e8]
+    flock /tmp/bench.lock python -m benchmarks.bench_audit_lazy [--rows 1e8]
 """
 
 import argparse
@@ -48,11 +48,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import best_child_run
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from ._io import best_child_run
 
 Q = ["region", "edu", "income_band", "age_band"]
 KEYS = [*Q, "sex", "approved"]
@@ -200,7 +196,7 @@ def structure_check(folder, sample_rows, sizes, seeds):
     import duckdb
 
     from skfair_manifold.situation_testing import SituationTestingAuditor
-    from skfair_manifold.situation_testing._lazy import _fit as _lazy
+    from skfair_manifold.situation_testing._testing import structure_sample
 
     sample = folder / f"sample_{int(sample_rows)}.parquet"
     columns = "sex, region, edu, income_band, age_band, colour, approved"
@@ -209,26 +205,22 @@ def structure_check(folder, sample_rows, sizes, seeds):
     X, y = frame.drop(columns=["approved"]), frame["approved"].to_numpy()
     want = SituationTestingAuditor(**base).fit(X, y).q_
     out = {"rows": len(frame), "q_all_rows": want}
-    default = _lazy.STRUCTURE_SAMPLE
-    try:
-        for size in sizes:
-            _lazy.STRUCTURE_SAMPLE = int(size)
-            found = []
+    for size in sizes:
+        found = []
+        with structure_sample(size):
             for seed in range(seeds):
                 relation = duckdb.read_parquet(str(sample)).select(columns)
                 found.append(SituationTestingAuditor(random_state=seed, **base)
                              .fit(relation, "approved").q_)
-            extra = sorted({c for q in found for c in q if c not in want})
-            missed = sorted({c for c in want for q in found if c not in q})
-            out[int(size)] = {"same": sum(q == want for q in found), "seeds": seeds,
-                              "extra": extra, "missed": missed}
-    finally:
-        _lazy.STRUCTURE_SAMPLE = default
+        extra = sorted({c for q in found for c in q if c not in want})
+        missed = sorted({c for c in want for q in found if c not in q})
+        out[int(size)] = {"same": sum(q == want for q in found), "seeds": seeds,
+                          "extra": extra, "missed": missed}
     return out
 
 
 def measure(task, pattern, repeats):
-    return best_child_run(__file__, ["--child", task, "--pattern", pattern], repeats)
+    return best_child_run(__spec__.name, ["--child", task, "--pattern", pattern], repeats)
 
 
 def main(argv=None):
@@ -246,7 +238,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.child:
         return child(args.child, args.pattern)
-    folder = Path(args.dir) / f"rows_{int(args.rows)}"
+    folder = Path(args.dir).resolve() / f"rows_{int(args.rows)}"
     t0 = time.perf_counter()
     pattern = write_parts(folder, args.rows)
     written = time.perf_counter() - t0
@@ -261,7 +253,7 @@ def main(argv=None):
     lines = [
         f"# CBN-DD through DuckDB on {int(args.rows):,} rows of Parquet",
         "",
-        f"Command: `flock /tmp/bench.lock python benchmarks/bench_audit_lazy.py --rows "
+        f"Command: `flock /tmp/bench.lock python -m benchmarks.bench_audit_lazy --rows "
         f"{args.rows:g}` (data written or found in {written:.1f} s; best of "
         f"{args.repeats} runs, each in its own process; {os.cpu_count()} cores).",
         "",

@@ -24,7 +24,7 @@ K reaches 400).
 
 Run it under the benchmarks' lock::
 
-    flock /tmp/bench.lock python benchmarks/bench_audit_scale.py [--rows 1e4 1e5 1e6]
+    flock /tmp/bench.lock python -m benchmarks.bench_audit_scale [--rows 1e4 1e5 1e6]
 """
 
 import argparse
@@ -37,12 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from _common import k_value  # noqa: E402
+from ._io import REPO, child_env, k_value
 
 SETTINGS = dict(protected="sex", protected_value="female")
 
@@ -97,8 +92,9 @@ def check(n):
 
 
 def run(args):
-    cmd = [sys.executable, __file__, *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-m", __spec__.name, *args]  # from this checkout's top
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=REPO,
+                         env=child_env())
     if out.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -125,7 +121,7 @@ def main(argv=None):
         return check(args.check)
     jobs = [] if args.n_jobs is None else ["--n-jobs", str(args.n_jobs)]
     jobs += ["-k", str(args.k)] + ([] if args.report else ["--no-report"])
-    lines = [f"$ python benchmarks/bench_audit_scale.py {' '.join(sys.argv[1:])}".rstrip(), "",
+    lines = [f"$ python -m benchmarks.bench_audit_scale {' '.join(sys.argv[1:])}".rstrip(), "",
              f"k = {args.k}", "",
              "| method | rows | fit s | flag s | report s | total s | flagged | peak GiB |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]

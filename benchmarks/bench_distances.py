@@ -20,9 +20,9 @@ computation at n = 100,000 with 20 features in a fresh process.
 
 Usage::
 
-    python benchmarks/bench_distances.py            # full table
-    python benchmarks/bench_distances.py --quick    # n = 1,000 and 10,000 only
-    python benchmarks/bench_distances.py --memory   # peak memory at n = 100,000
+    python -m benchmarks.bench_distances            # full table
+    python -m benchmarks.bench_distances --quick    # n = 1,000 and 10,000 only
+    python -m benchmarks.bench_distances --memory   # peak memory at n = 100,000
 """
 
 import argparse
@@ -32,6 +32,8 @@ import sys
 import time
 
 import numpy as np
+
+from ._io import REPO, child_env
 
 
 def make(n, p, seed):
@@ -81,7 +83,7 @@ def peak_memory():
         "      f'peak RSS {peak/1024:.0f} MiB (data and interpreter before the call: '\n"
         "      f'{before/1024:.0f} MiB)')\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO, env=child_env())
 
 
 def main(argv=None):

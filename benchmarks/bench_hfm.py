@@ -36,14 +36,14 @@ skfair_manifold | tar -x -C DIR``) beside this one.
 
 Usage (hold the benchmarks' lock while timing)::
 
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py [--quick] [--seeds 10]
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --blas      # 1 vs 2 BLAS threads
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --m1-sweep  # width and time vs m1
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --candidates  # "others" vs "positions"
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --crossover   # exact vs approx by n, p
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --memory --before DIR  # peak memory
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --every-dataset  # error per data set
-    flock /tmp/bench.lock python benchmarks/bench_hfm.py --defaults [--quick]  # see below
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm [--quick] [--seeds 10]
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --blas      # 1 vs 2 BLAS threads
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --m1-sweep  # width and time vs m1
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --candidates  # "others" vs "positions"
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --crossover   # exact vs approx by n, p
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --memory --before DIR  # peak memory
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --every-dataset  # error per data set
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm --defaults [--quick]  # see below
 
 Every option at its default (``--defaults``): on the tables made in code
 (``_generated.py``: the 30,000-row credit-like table, mixed scales and three
@@ -69,8 +69,19 @@ import time
 
 import numpy as np
 
-from _common import DEFAULT_DATA_DIR, load, machine, markdown_table, paper_matrix, write_result
-from skfair_manifold.metrics._hfm._metrics import DEFAULT_SAMPLE_SIZE
+from skfair_manifold.metrics._testing import DEFAULT_SAMPLE_SIZE
+
+from ._io import (
+    DEFAULT_DATA_DIR,
+    REPO,
+    add_results_dir,
+    child_env,
+    load,
+    machine,
+    markdown_table,
+    paper_matrix,
+    write_result,
+)
 
 
 def uniform(n, p, seed=0):
@@ -104,9 +115,9 @@ def report(X, y_true, y_pred, A, **kw):
 
 def uncached(func):
     """``func`` run with the reuse cache emptied first (a repeat must not hit it)."""
-    from skfair_manifold.distances._content_cache import cache
+    from skfair_manifold.distances._testing import reuse_cache
 
-    cache().clear()
+    reuse_cache().clear()
     return func()
 
 
@@ -153,9 +164,8 @@ def row(label, X, y_true, y_pred, A, seeds, with_exact=True, repeat=1):
 
 
 MILLION_CODE = """
-import json, resource, sys, time
-sys.path.insert(0, {bench!r})
-from bench_hfm import report, uniform
+import json, resource, time
+from benchmarks.bench_hfm import report, uniform
 X, y_true, y_pred, A = uniform({n}, 20)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 t = time.perf_counter()
@@ -170,17 +180,15 @@ print(json.dumps({{"approx_s": t, "peak_mib": peak / 1024, "data_mib": before / 
 
 
 def million(n):
-    from pathlib import Path
-
-    code = MILLION_CODE.format(bench=str(Path(__file__).resolve().parent), n=n)
+    """The approximation at ``n`` x 20 in a fresh process (run from this checkout's top)."""
+    code = MILLION_CODE.format(n=n)
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True)
+                         text=True, cwd=REPO, env=child_env())
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 MEMORY_CODE = """
-import json, sys, tracemalloc
-sys.path.insert(0, {tree!r})
+import json, tracemalloc
 import numpy as np
 import sklearn
 import skfair_manifold
@@ -191,9 +199,9 @@ X = rng.random(({n}, {p}))
 A = np.column_stack([rng.integers(0, 2, {n}), rng.integers(0, 5, {n})])
 y_true = (X[:, 0] > 0.5).astype(int)
 y_pred = np.where(rng.random({n}) < 0.1, 1 - y_true, y_true)
-if not {reuse}:
-    from skfair_manifold.distances import _content_cache
-    _content_cache.cache().budget = 0  # no neighbour lists or copies kept for later calls
+if not {reuse}:  # (this checkout only: --before trees run with the reuse on)
+    from skfair_manifold.distances._testing import reuse_cache
+    reuse_cache().budget = 0  # no neighbour lists or copies kept for later calls
 tracemalloc.start()
 base = tracemalloc.get_traced_memory()[0]
 with sklearn.config_context(working_memory={wm}):
@@ -206,16 +214,15 @@ print(json.dumps({{"peak": peak, "x": X.nbytes, "d_avg": r.d_avg}}))
 
 def memory_peak(n, p, method, working_memory, tree=None, reuse=True, sample_size=4000):
     """Peak traced memory (tracemalloc: every numpy buffer) of one ``hfm_report`` above
-    its input, in a fresh process; ``tree`` puts another checkout's package first."""
-    import os
+    its input, in a fresh process; ``tree`` (a folder holding a ``skfair_manifold``
+    package) is another checkout's: the child runs in it, with it as its ``PYTHONPATH``."""
     from pathlib import Path
 
-    tree = Path(__file__).resolve().parents[1] if tree is None else Path(tree).resolve()
+    tree = REPO if tree is None else Path(tree).resolve()
     code = MEMORY_CODE.format(tree=str(tree), n=n, p=p, method=method, wm=working_memory,
                               reuse=reuse, sample_size=sample_size)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                         text=True, env=env)
+                         text=True, cwd=tree, env=child_env(tree))
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -252,13 +259,13 @@ def memory(args):
             f"{fmt(auto and (auto['peak'] - wm * 2**20) / x, '.2f')} |")
         print(lines[-1], flush=True)
     text = "\n".join(lines)
-    write_result("bench_hfm_memory", f"# HFM peak memory\n\n{machine()}\n\n{text}")
+    write_result("bench_hfm_memory", f"# HFM peak memory\n\n{machine()}\n\n{text}",
+                 args.results_dir)
     return text
 
 
 DEFAULTS_MEMORY_CODE = """
-import json, sys, time, tracemalloc
-sys.path.insert(0, {tree!r})
+import json, time, tracemalloc
 import numpy as np
 import skfair_manifold
 from skfair_manifold.metrics import hfm_report
@@ -281,12 +288,11 @@ print(json.dumps({{"peak": peak, "x": X.nbytes, "method": r.method, "seconds": t
 
 def defaults(args):
     """Error and memory of ``hfm_report`` with every option at its default."""
-    import os
-    from pathlib import Path
-
-    from _generated import credit_like, flipped, law_like
-    from _hfm_datasets import approx_over_seeds
+    from skfair_manifold.distances._testing import reuse_cache
     from skfair_manifold.metrics import hfm_report
+
+    from ._generated import credit_like, flipped, law_like
+    from ._hfm_datasets import approx_over_seeds
 
     def run(X, y_true, y_pred, A, **kw):
         cache_clear()
@@ -294,9 +300,7 @@ def defaults(args):
         r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, **kw)
         return r, time.perf_counter() - t0
 
-    from skfair_manifold.distances._content_cache import cache
-
-    cache_clear = cache().clear
+    cache_clear = reuse_cache().clear
     rows = []
     for label, make in (("credit-like", credit_like), ("law-like", law_like)):
         X, y_true, A = make()
@@ -313,11 +317,9 @@ def defaults(args):
     headers = ["data", "shape", "sample (median)", "err d_avg (median)", "err d_avg (max)",
                "err d_f_avg (median)", "err d_f_avg (max)", "half-width (median)",
                "coverage", "approx s (median)", "exact s", "auto s (engine, err d_avg)"]
-    tree = Path(__file__).resolve().parents[1]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     out = subprocess.run([sys.executable, "-c",
-                          DEFAULTS_MEMORY_CODE.format(tree=str(tree), n=args.million)],
-                         check=True, capture_output=True, text=True, env=env)
+                          DEFAULTS_MEMORY_CODE.format(tree=str(REPO), n=args.million)],
+                         check=True, capture_output=True, text=True, cwd=REPO, env=child_env())
     mem = json.loads(out.stdout.strip().splitlines()[-1])
     mem_line = (f"Memory at the defaults, uniform {args.million:,} x 20 (attributes of 2 and 5 "
                 f"values), hfm_report(y_true, y_pred, X=X, sensitive_features=A, "
@@ -334,7 +336,8 @@ def defaults(args):
             f"most 1 %); coverage: seeds whose 95 % interval holds the exact d_avg; every "
             f"run single, the reuse cache emptied before each.", "",
             markdown_table(headers, rows), "", mem_line]
-    write_result("bench_hfm_defaults" + ("_quick" if args.quick else ""), "\n".join(text))
+    write_result("bench_hfm_defaults" + ("_quick" if args.quick else ""), "\n".join(text),
+                 args.results_dir)
 
 
 def fmt(v, spec):
@@ -392,16 +395,17 @@ def main_table(args):
             f"before the call: {big['data_mib']:.0f} MiB); d_max in "
             f"[{big['ci_d_max'][0]:.4f}, {big['ci_d_max'][1]:.4f}], rows checked for the "
             f"maxima {big['n_checked']}."]
-    write_result("bench_hfm_quick" if args.quick else "bench_hfm", "\n".join(text))
+    write_result("bench_hfm_quick" if args.quick else "bench_hfm", "\n".join(text),
+                 args.results_dir)
 
 
 def blas(args):
-    from skfair_manifold.distances import _exact
+    from skfair_manifold.distances._testing import blas_threads
 
     X, y_true, y_pred, A = uniform(30_000, 20)
     for threads in (1, 2, 1, 2):
-        _exact.BLAS_THREADS = threads
-        _, t = timed(lambda: report(X, y_true, y_pred, A, method="exact"))
+        with blas_threads(threads):
+            _, t = timed(lambda: report(X, y_true, y_pred, A, method="exact"))
         print(f"exact hfm_report 30,000 x 20, serial, BLAS threads {threads}: {t:.2f} s wall",
               flush=True)
 
@@ -490,6 +494,7 @@ def main(argv=None):
     parser.add_argument("--every-dataset", action="store_true",
                         help="the approximation's error on every data set, adaptive sample "
                              "size against 4,000 rows (benchmarks/_hfm_datasets.py)")
+    add_results_dir(parser)
     args = parser.parse_args(argv)
     if args.seeds is None:
         args.seeds = 3 if args.quick else 10
@@ -500,7 +505,7 @@ def main(argv=None):
     elif args.memory:
         memory(args)
     elif args.every_dataset:
-        from _hfm_datasets import every_dataset
+        from ._hfm_datasets import every_dataset
 
         every_dataset(args)
     elif args.blas:

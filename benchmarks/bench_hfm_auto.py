@@ -21,8 +21,8 @@ per shape, beside the constants the package states.
 
 Usage (hold the benchmarks' lock)::
 
-    flock /tmp/bench.lock python benchmarks/bench_hfm_auto.py [--quick]
-    flock /tmp/bench.lock python benchmarks/bench_hfm_auto.py --cost
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto [--quick]
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost
 """
 
 import argparse
@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 
-from _common import machine, write_result
-from _generated import credit_like, flipped, law_like
+from ._generated import credit_like, flipped, law_like
+from ._io import add_results_dir, machine, write_result
 
 
 def grid_data(n, p, groups, seed=0):
@@ -46,11 +46,11 @@ def grid_data(n, p, groups, seed=0):
 
 def best_of(func, repeat):
     """``func``'s result and its best wall time over ``repeat`` runs, the cache emptied."""
-    from skfair_manifold.distances._content_cache import cache
+    from skfair_manifold.distances._testing import reuse_cache
 
     best, out = np.inf, None
     for _ in range(max(1, repeat)):
-        cache().clear()
+        reuse_cache().clear()
         t0 = time.perf_counter()
         out = func()
         best = min(best, time.perf_counter() - t0)
@@ -123,11 +123,12 @@ def grid(args):
             "faster of the two (target <= 1.3); auto / best: auto's own measured time (its "
             "count of the distinct rows, and the projections and pilot when it turns to "
             "exact after the pilot, included) over the same. Command: "
-            f"`flock /tmp/bench.lock python benchmarks/bench_hfm_auto.py"
+            f"`flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto"
             f"{' --quick' if args.quick else ''} --repeat {args.repeat}`.", "",
             *lines, "", f"Largest chosen / best: {max(ratios):.2f}, largest auto / best: "
             f"{max(autos):.2f}, over {len(ratios)} shapes."]
-    write_result("bench_hfm_auto" + ("_quick" if args.quick else ""), "\n".join(text))
+    write_result("bench_hfm_auto" + ("_quick" if args.quick else ""), "\n".join(text),
+                 args.results_dir)
 
 
 def fit(xs, ys):
@@ -137,11 +138,15 @@ def fit(xs, ys):
 
 
 def cost(args):
-    from skfair_manifold.distances import _cost
-    from skfair_manifold.distances._approx import approx_row_distances
-    from skfair_manifold.distances._approx_settings import default_m2, draw_projections
-    from skfair_manifold.distances._exact import ExactEngine
-    from skfair_manifold.distances._neighbour_lists import NeighbourLists, _answer
+    from skfair_manifold.distances._testing import (
+        ExactEngine,
+        NeighbourLists,
+        answer_from_lists,
+        approx_row_distances,
+        cost_model,
+        default_m2,
+        draw_projections,
+    )
 
     eng, lst, proj, build = [], [], [], []
     for n, p, g in [(n, p, g) for n in (4_000, 12_000) for p in (2, 20, 100) for g in (2, 10)]:
@@ -153,15 +158,16 @@ def cost(args):
         t1 = time.perf_counter()
         engine.all_rows(n_jobs=1)
         t2 = time.perf_counter()
-        _, joint = _cost.layout_sizes(engine.layout)
-        eng.append((p + 1, (t2 - t1) / _cost.engine_pairs(joint) * 1e9))
+        _, joint = cost_model.layout_sizes(engine.layout)
+        eng.append((p + 1, (t2 - t1) / cost_model.engine_pairs(joint) * 1e9))
         build.append((p, (t1 - t0) / n * 1e9))
         t0 = time.perf_counter()
         lists = NeighbourLists(X, codes)
         for y in labels:
-            _answer(lists, X, y, codes, 1, None)
+            answer_from_lists(lists, X, y, codes, 1, None)
         t1 = time.perf_counter()
-        lst.append((p + 1, (t1 - t0) / _cost.lists_pairs(_cost.group_sizes(codes)) * 1e9))
+        pairs = cost_model.lists_pairs(cost_model.group_sizes(codes))
+        lst.append((p + 1, (t1 - t0) / pairs * 1e9))
         m2 = default_m2(n)
         W = draw_projections(p + 1, 5, 2, np.random.RandomState(0))
         t0 = time.perf_counter()
@@ -170,16 +176,17 @@ def cost(args):
                                  n_jobs=1, projections=W)
         t1 = time.perf_counter()
         units = len(labels) * 5 * 2 * n * len(codes)
-        proj.append((p * _cost.band(m2), (t1 - t0) / units * 1e6))
+        proj.append((p * cost_model.band(m2), (t1 - t0) / units * 1e6))
         print(f"n={n:,} p={p} g={g}: engine {eng[-1][1]:.2f} ns/pair, lists "
               f"{lst[-1][1]:.2f} ns/pair, projections {proj[-1][1]:.3f} us/unit, "
               f"layout {build[-1][1]:.0f} ns/row", flush=True)
     rows = [("ENGINE_NS", "ns per pair of unique rows", "p + 1", fit(*zip(*eng)),
-             _cost.ENGINE_NS),
-            ("LISTS_NS", "ns per pair and attribute", "p + 1", fit(*zip(*lst)), _cost.LISTS_NS),
+             cost_model.ENGINE_NS),
+            ("LISTS_NS", "ns per pair and attribute", "p + 1", fit(*zip(*lst)),
+             cost_model.LISTS_NS),
             ("PROJECTION_US", "us per row, label, projection and attribute",
-             "p * band(m2)", fit(*zip(*proj)), _cost.PROJECTION_US),
-            ("LAYOUT_NS", "ns per row", "p", fit(*zip(*build)), _cost.LAYOUT_NS)]
+             "p * band(m2)", fit(*zip(*proj)), cost_model.PROJECTION_US),
+            ("LAYOUT_NS", "ns per row", "p", fit(*zip(*build)), cost_model.LAYOUT_NS)]
     lines = ["| constant | unit | x | measured a | measured b | stated a | stated b |",
              "|---|---|---|---|---|---|---|"]
     lines += [f"| {name} | {unit} | {x} | {a:.4g} | {b:.4g} | {sa:.4g} | {sb:.4g} |"
@@ -187,8 +194,8 @@ def cost(args):
     text = [f"# The cost model's constants, measured ({machine()}, one worker)", "",
             "Each a + b x, least squares over n in {4,000, 12,000}, p in {2, 20, 100}, "
             "attributes of 2 and g in {2, 10} values (uniform data). Command: "
-            "`flock /tmp/bench.lock python benchmarks/bench_hfm_auto.py --cost`.", "", *lines]
-    write_result("bench_hfm_cost", "\n".join(text))
+            "`flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost`.", "", *lines]
+    write_result("bench_hfm_cost", "\n".join(text), args.results_dir)
 
 
 def main(argv=None):
@@ -196,6 +203,7 @@ def main(argv=None):
     parser.add_argument("--cost", action="store_true", help="measure the model's constants")
     parser.add_argument("--quick", action="store_true", help="up to 15,000 rows only")
     parser.add_argument("--repeat", type=int, default=2, help="timed runs, the best kept")
+    add_results_dir(parser)
     args = parser.parse_args(argv)
     cost(args) if args.cost else grid(args)
 

@@ -23,7 +23,7 @@ the 1e9-row file (586 MiB, written in about 2.5 minutes).
 
 Run it under the benchmarks' lock, one timed run at a time::
 
-    flock /tmp/bench.lock python benchmarks/bench_lazy.py [--rows 1e8] [--dir /tmp]
+    flock /tmp/bench.lock python -m benchmarks.bench_lazy [--rows 1e8] [--dir /tmp]
 """
 
 import argparse
@@ -34,11 +34,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import best_child_run
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from ._io import best_child_run
 
 SENSITIVE = ["s1", "s2", "s3"]
 BARE_SQL = ("SELECT s1, s2, s3, y, p, count(*) AS n FROM read_parquet('{path}') "
@@ -191,7 +187,8 @@ def peak_since(baseline):
 
 
 def measure(task, path, rows, repeats):
-    return best_child_run(__file__, ["--child", task, "--file", path, "--rows", rows], repeats)
+    return best_child_run(__spec__.name, ["--child", task, "--file", path, "--rows", rows],
+                          repeats)
 
 
 def main(argv=None):
@@ -218,7 +215,7 @@ def main(argv=None):
         return 0
     import duckdb
 
-    path = args.dir / f"skfm_bench_lazy_{rows}.parquet"
+    path = args.dir.resolve() / f"skfm_bench_lazy_{rows}.parquet"
     if not path.exists():
         start = time.perf_counter()
         write_file(path, rows)

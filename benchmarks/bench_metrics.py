@@ -14,7 +14,7 @@
    MetricFrame per attribute) and their intersections (one MetricFrame over
    the three columns, ``intersect=True``). The values are checked equal.
 
-Run under the shared lock: ``flock /tmp/bench.lock python benchmarks/bench_metrics.py``.
+Run under the shared lock: ``flock /tmp/bench.lock python -m benchmarks.bench_metrics``.
 """
 
 import argparse

@@ -20,7 +20,7 @@ Two pairs, each measurement in its own Python process (best of ``--repeats``):
 
 Run it under the benchmarks' lock, one timed run at a time::
 
-    flock /tmp/bench.lock python benchmarks/bench_regression.py [--rows 1e8] [--dir /tmp]
+    flock /tmp/bench.lock python -m benchmarks.bench_regression [--rows 1e8] [--dir /tmp]
 """
 
 import argparse
@@ -31,11 +31,7 @@ import sys
 import time
 from pathlib import Path
 
-from _common import best_child_run
-
-REPO = Path(__file__).resolve().parents[1]
-if str(REPO) not in sys.path:
-    sys.path.insert(0, str(REPO))
+from ._io import best_child_run
 
 SENSITIVE = ["s1", "s2"]
 _TERMS = ["p", "y", "abs(p - y)", "(p - y) * (p - y)", "p - y"]
@@ -92,20 +88,18 @@ def child(task, path, rows):
 
         check = len(duckdb.sql(BARE_SQL.format(path=path)).fetchall())
     elif task in ("duckdb-report", "duckdb-moments"):
+        from contextlib import nullcontext
+
         import duckdb
 
-        from skfair_manifold.metrics._regression import _frame_ks as _frame_distances
-        from skfair_manifold.metrics._regression import _frames as _regression_frames
+        from skfair_manifold.metrics._testing import ks_distance_skipped, ks_passes
 
-        passes = []
-        count = _frame_distances._count
-        _frame_distances._count = lambda *a: passes.append(a[-1]) or count(*a)
-        if task == "duckdb-moments":  # the moments' GROUP BY alone: no KS passes
-            _regression_frames.frame_ks = lambda base, sensitive, weight, combos, groups, _: (
-                [np.full(c.shape[0], np.nan) for _, c in groups], 0)
-        report = fairness_report("y", "p", sensitive_features=SENSITIVE,
-                                 data=duckdb.read_parquet(str(path)),
-                                 target_type="continuous")
+        # duckdb-moments: the moments' GROUP BY alone, no KS passes
+        skipped = ks_distance_skipped() if task == "duckdb-moments" else nullcontext()
+        with ks_passes() as passes, skipped:
+            report = fairness_report("y", "p", sensitive_features=SENSITIVE,
+                                     data=duckdb.read_parquet(str(path)),
+                                     target_type="continuous")
         check = [float(report.gaps.loc["s1", "mean_prediction_difference"]),
                  float(report.gaps.loc["s1", "ks_distance"]), len(passes)]
     elif task == "memory-report":
@@ -126,7 +120,8 @@ def child(task, path, rows):
 
 
 def measure(task, path, rows, repeats):
-    return best_child_run(__file__, ["--child", task, "--file", path, "--rows", rows], repeats)
+    return best_child_run(__spec__.name, ["--child", task, "--file", path, "--rows", rows],
+                          repeats)
 
 
 def main(argv=None):
@@ -148,8 +143,8 @@ def main(argv=None):
         return 0
     m = int(args.memory_rows)
     print(f"{os.cpu_count()} cores; best of {args.repeats}")
-    mf = measure("memory-metricframe", args.dir, m, args.repeats)
-    report = measure("memory-report", args.dir, m, args.repeats)
+    mf = measure("memory-metricframe", args.dir.resolve(), m, args.repeats)
+    report = measure("memory-report", args.dir.resolve(), m, args.repeats)
     print(f"in memory, {m:,} rows, 2 attributes (2 and 5 groups): MetricFrame "
           f"{mf['seconds']:.2f} s, fairness_report {report['seconds']:.2f} s, ratio "
           f"{report['seconds'] / mf['seconds']:.2f} (MAE of s1=1: {mf['check']:.6f} / "
@@ -159,7 +154,7 @@ def main(argv=None):
     import duckdb
 
     rows = int(args.rows)
-    path = args.dir / f"skfm_bench_regression_{rows}.parquet"
+    path = args.dir.resolve() / f"skfm_bench_regression_{rows}.parquet"
     if not path.exists():
         start = time.perf_counter()
         write_file(path, rows)

@@ -38,7 +38,7 @@ per candidate after the first, beside one uncached scoring.
 
 Usage (hold the benchmarks' lock while timing)::
 
-    flock /tmp/bench.lock python benchmarks/bench_search.py [--quick] [--data-dir DIR]
+    flock /tmp/bench.lock python -m benchmarks.bench_search [--quick] [--data-dir DIR]
         [--searches adult logistic credit] [--profile]
 
 ``--profile``: the HFM search (reuse on) once more under cProfile, the
@@ -49,9 +49,6 @@ cumulative time printed (and written beside the result).
 import time
 
 import numpy as np
-
-from _common import load, machine, parse_args, write_result
-
 import sklearn
 from sklearn.compose import ColumnTransformer
 from sklearn.linear_model import LogisticRegression
@@ -59,13 +56,15 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 from sklearn.pipeline import Pipeline, make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from skfair_manifold.distances import _content_cache
+from skfair_manifold.distances._testing import reuse_cache
 from skfair_manifold.scorers import (
     demographic_parity_scorer,
     equal_opportunity_scorer,
     hfm_avg_scorer,
     hfm_max_scorer,
 )
+
+from ._io import load, machine, parse_args, write_result
 
 GROUP = {"acc": "accuracy", "dp": demographic_parity_scorer, "eo": equal_opportunity_scorer}
 HFM = {"acc": "accuracy", "avg": hfm_avg_scorer, "max": hfm_max_scorer}
@@ -107,7 +106,7 @@ def logistic_search(quick):
 def credit_search(quick):
     from lightgbm import LGBMClassifier
 
-    from _generated import credit_like
+    from ._generated import credit_like
 
     X, y, A = credit_like(6000 if quick else 30_000)
     model = LGBMClassifier(n_estimators=100, n_jobs=1, verbose=-1, random_state=0)
@@ -123,12 +122,12 @@ def profile(label, model, grid, X, y, A, cv, top=25):
     import io
     import pstats
 
-    _content_cache.cache().clear()
+    reuse_cache().clear()
     prof = cProfile.Profile()
     prof.enable()
     run(model, grid, X, y, A, cv, HFM)
     prof.disable()
-    _content_cache.cache().clear()
+    reuse_cache().clear()
     out = io.StringIO()
     stats = pstats.Stats(prof, stream=out).sort_stats("cumulative")
     stats.print_stats(r"skfair_manifold|_validation.py|_search.py|lightgbm", top)
@@ -178,7 +177,7 @@ def per_candidate(model, grid, X, y, A, cv):
                 times.append(time.perf_counter() - t0)
         return times
 
-    store = _content_cache.cache()
+    store = reuse_cache()
     budget = store.budget
     store.clear()
     group = score_all(GROUP)
@@ -191,7 +190,7 @@ def per_candidate(model, grid, X, y, A, cv):
 
 
 def bench(label, model, grid, X, y, A, cv):
-    store = _content_cache.cache()
+    store = reuse_cache()
     budget = store.budget
     # Best of REPEAT runs each, alternated, against the noise of a shared machine;
     # the cache is emptied before every HFM run.
@@ -263,7 +262,7 @@ def main():
     name = "bench_search" + ("_quick" if args.quick else "")
     if set(args.searches) != {"adult", "logistic", "credit"}:
         name += "_" + "_".join(args.searches)
-    write_result(name, "\n\n".join(sections))
+    write_result(name, "\n\n".join(sections), args.results_dir)
 
 
 if __name__ == "__main__":

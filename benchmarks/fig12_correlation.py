@@ -11,7 +11,7 @@ df_avg), Figure 2 over all attributes (DR_avg, df, df_avg). Datasets larger
 than ``--max-rows`` (5,000; 1,500 with ``--quick``) are subsampled, stratified,
 so that SVM and KNN stay affordable.
 
-    python benchmarks/fig12_correlation.py [--data-dir DIR] [--quick]
+    python -m benchmarks.fig12_correlation [--data-dir DIR] [--quick]
 """
 
 import sys
@@ -20,8 +20,8 @@ import warnings
 
 import numpy as np
 
-from _common import load, machine, markdown_table, parse_args, pyplot, save_figure, write_result
-from _experiment import encode, make_learner, run_fold
+from ._experiment import encode, make_learner, run_fold
+from ._io import load, machine, markdown_table, parse_args, pyplot, save_figure, write_result
 
 POOL = ["DT", "NB", "KNN", "LR", "SVM", "linSVM", "MLP", "bagging", "AdaBoost", "LightGBM"]
 DELTAS = ["delta_accuracy", "delta_f1", "delta_precision", "delta_recall", "delta_specificity"]
@@ -109,7 +109,7 @@ def main(argv=None):
         f"Machine: {machine()}. Wall time of this script: {elapsed:.1f} s.",
     ])
     stem = "fig12_correlation" + ("_quick" if args.quick else "")
-    write_result(stem, text)
+    write_result(stem, text, args.results_dir)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(13, 4.5))
@@ -124,7 +124,7 @@ def main(argv=None):
                         ha="center", va="center", fontsize=8)
         ax.set_title(title, fontsize=10)
     fig.colorbar(im, ax=axes, shrink=0.8)
-    save_figure(fig, stem)
+    save_figure(fig, stem, args.results_dir)
     return 0
 
 

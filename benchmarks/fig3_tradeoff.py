@@ -14,7 +14,7 @@ The preprocessor is fitted on the whole dataset before the search (only the
 min/max and the category lists: no label enters it). ``--quick`` uses fewer
 candidates, 2 folds and datasets capped at 3,000 rows.
 
-    python benchmarks/fig3_tradeoff.py [--data-dir DIR] [--quick]
+    python -m benchmarks.fig3_tradeoff [--data-dir DIR] [--quick]
 """
 
 import sys
@@ -23,8 +23,8 @@ import warnings
 
 import numpy as np
 
-from _common import load, machine, markdown_table, parse_args, pyplot, save_figure, write_result
-from _experiment import RATIO, encode
+from ._experiment import RATIO, encode
+from ._io import load, machine, markdown_table, parse_args, pyplot, save_figure, write_result
 
 MEASURES = ["hfm_max", "hfm_avg", "DP", "EO", "PQP", "DR"]
 
@@ -127,7 +127,7 @@ def main(argv=None):
         f"Machine: {machine()}. Wall time of this script: {elapsed:.1f} s.",
     ])
     stem = "fig3_tradeoff" + ("_quick" if args.quick else "")
-    write_result(stem, text)
+    write_result(stem, text, args.results_dir)
 
     plt = pyplot()
     fig, axes = plt.subplots(2, len(MEASURES), figsize=(3.2 * len(MEASURES), 7))
@@ -148,7 +148,7 @@ def main(argv=None):
             if row == 0 and col == 0:
                 ax.legend(fontsize=7)
     fig.suptitle("Figure 3: trade-offs per fairness measure (star: chosen by the refit rule)")
-    save_figure(fig, stem)
+    save_figure(fig, stem, args.results_dir)
     return 0
 
 

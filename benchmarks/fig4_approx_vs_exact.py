@@ -16,7 +16,7 @@ the approximation becomes faster than the exact computation on this machine
 (income subsamples up to its 30,162 rows, and uniform data in [0, 1] with 20
 and 96 features up to 64,000 rows; 16,000 with ``--quick``).
 
-    python benchmarks/fig4_approx_vs_exact.py [--data-dir DIR] [--quick]
+    python -m benchmarks.fig4_approx_vs_exact [--data-dir DIR] [--quick]
 """
 
 import sys
@@ -24,7 +24,9 @@ import time
 
 import numpy as np
 
-from _common import (
+from skfair_manifold.metrics._testing import DEFAULT_SAMPLE_SIZE
+
+from ._io import (
     Timer,
     load,
     machine,
@@ -34,7 +36,6 @@ from _common import (
     save_figure,
     write_result,
 )
-from skfair_manifold.metrics._hfm._metrics import DEFAULT_SAMPLE_SIZE
 
 M1 = 25  # the paper's m1; m2=None is its ceil(2 lg n)
 M2 = None
@@ -193,7 +194,7 @@ def crossover(data_dir, quick, seed):
     """Times of exact and approximate (Eq. 6-7 / ExtendDist) against the number of rows."""
     from skfair_manifold.distances import extend_dist, extended_set_distance
 
-    from _common import paper_matrix
+    from ._io import paper_matrix
 
     rng = np.random.default_rng(seed)
     bunch = load("income", data_dir)
@@ -395,10 +396,10 @@ def main(argv=None):
         stem += f"_sample-{SAMPLE_SIZE}"
     if args.no_crossover:
         stem += "_no-crossover"
-    write_result(stem, text)
+    write_result(stem, text, args.results_dir)
     if curves:
         fig = plot(records, curves, args.datasets)
-        save_figure(fig, stem)
+        save_figure(fig, stem, args.results_dir)
     return 0
 
 

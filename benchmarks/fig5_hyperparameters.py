@@ -6,7 +6,7 @@ m1 in a grid with m2 = ceil(2 lg n). Printed: the ratio of the approximate to
 the exact D_a(S) (Eq. 6) and D_a^avg(S) (Eq. 7) (1 is exact; the approximation
 is never below it), and the time, beside the exact computation's time.
 
-    python benchmarks/fig5_hyperparameters.py [--data-dir DIR] [--quick]
+    python -m benchmarks.fig5_hyperparameters [--data-dir DIR] [--quick]
 """
 
 import math
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from _common import (
+from ._io import (
     Timer,
     load,
     machine,
@@ -84,7 +84,7 @@ def main(argv=None):
         f"Machine: {machine()}. Wall time of this script: {elapsed:.1f} s.",
     ])
     stem = "fig5_hyperparameters" + ("_quick" if args.quick else "")
-    write_result(stem, text)
+    write_result(stem, text, args.results_dir)
 
     plt = pyplot()
     fig, axes = plt.subplots(2, 3, figsize=(15, 8))
@@ -106,7 +106,7 @@ def main(argv=None):
             ax.set_title(title, fontsize=10)
             ax.legend(fontsize=7)
     fig.suptitle("Figure 5: effect of m1 and m2 on ExtendDist (test fold, true labels)")
-    save_figure(fig, stem)
+    save_figure(fig, stem, args.results_dir)
     return 0
 
 

@@ -7,7 +7,7 @@ Eq. 6-7 are timed with ``n_jobs=1`` and ``n_jobs=2`` (best of 3 runs; 2 with
 not depend on ``n_jobs``: this is checked too. The machine has 2 logical CPUs
 (the paper used 3 cores).
 
-    python benchmarks/fig7_parallel.py [--data-dir DIR] [--quick]
+    python -m benchmarks.fig7_parallel [--data-dir DIR] [--quick]
 """
 
 import sys
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from _common import (
+from ._io import (
     Timer,
     load,
     machine,
@@ -68,7 +68,7 @@ def main(argv=None):
         f"lower bound. Wall time of this script: {elapsed:.1f} s.",
     ])
     stem = "fig7_parallel" + ("_quick" if args.quick else "")
-    write_result(stem, text)
+    write_result(stem, text, args.results_dir)
 
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
@@ -86,7 +86,7 @@ def main(argv=None):
         ax.set_title(title, fontsize=10)
         ax.legend(fontsize=8)
     fig.suptitle("Figure 7: parallel ExtendDist and exact distances, 2 workers")
-    save_figure(fig, stem)
+    save_figure(fig, stem, args.results_dir)
     return 0
 
 

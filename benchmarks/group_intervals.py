@@ -14,7 +14,7 @@
    the mean sample DP difference by group size, for 2 and 10 groups, with the
    half-width of one group's 95% interval: the basis of ``min_group_size=30``.
 
-Run: ``python benchmarks/group_intervals.py [--repeats 400]`` (no data needed;
+Run: ``python -m benchmarks.group_intervals [--repeats 400]`` (no data needed;
 seconds, not timed: no lock needed).
 """
 
@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 from skfair_manifold.metrics import UndefinedFairnessWarning, fairness_report
-from skfair_manifold.metrics._groups._intervals import wilson_cc
+from skfair_manifold.metrics._testing import wilson_cc
 
 SIZES = (4, 6, 10, 15, 30, 100, 300, 1000)
 Z90 = 1.6448536269514722

@@ -24,7 +24,7 @@ tagged ``[exact engine]``, ``[group keys]`` or ``[names]`` depend on the
 distances' dynamic range, the group engine's keys and the report's own
 names, and the last line counts them apart.
 
-Run it with ``python benchmarks/input_sweep.py`` (about two minutes); ``-v``
+Run it with ``python -m benchmarks.input_sweep`` (about two minutes); ``-v``
 prints every case. It needs no data files.
 """
 
@@ -386,8 +386,8 @@ def build_cases(tmp):
         ["audit", str(csv), "--decision", "y", "--positive-label", "1", "--protected", "sex",
          "--protected-value", "f", "--graph", str(tmp)], "error", str(tmp)))
     add("cli", "unknown command", _cli(["nope"], "error", None))
-    from _sweep_reliability import add_cases
-    from _sweep_sizes_names import add_cases as add_sizes_names
+    from ._sweep_reliability import add_cases
+    from ._sweep_sizes_names import add_cases as add_sizes_names
 
     add_cases(add, tmp, _cli)
     add_sizes_names(add, tmp, _cli)

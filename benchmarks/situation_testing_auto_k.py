@@ -16,26 +16,25 @@ Two parts, both methods, each K of ``--ks`` (integers or ``auto``):
 
 Usage::
 
-    flock /tmp/bench.lock python benchmarks/situation_testing_auto_k.py [--audits 30]
+    flock /tmp/bench.lock python -m benchmarks.situation_testing_auto_k [--audits 30]
         [--ks 50 150 auto] [--n-samples 8000]
 
 The output is also written to ``benchmarks/results/situation_testing_auto_k.md``.
 """
 
 import argparse
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from skfair_manifold.datasets._testing import planted_cells
+from skfair_manifold.situation_testing._testing import k_of_rows
+
+from ._io import k_value
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
-
-from _common import k_value  # noqa: E402
-
-from skfair_manifold.datasets._situation_testing import planted_cells  # noqa: E402
 
 LINES = []
 
@@ -103,8 +102,7 @@ def part_k_chosen(n, repeats):
                 warnings.simplefilter("ignore")
                 est = SituationTestingAuditor(protected="sex", protected_value="female",
                                               method=method, k="auto").fit(X, y)
-            Z = est._encode(X.to_numpy(dtype=object))
-            k = est._k_of_rows(Z, est._units.lookup(Z))
+            k = k_of_rows(est, X)
             cand = (X["sex"].to_numpy() == "female") & (np.asarray(y) == 0)
             ks.append(k[cand])
             disc_ks.append(k[np.asarray(disc)])
@@ -126,7 +124,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out("# K from the data against fixed K")
     out()
-    out(f"`python benchmarks/situation_testing_auto_k.py --audits {args.audits} --ks "
+    out(f"`python -m benchmarks.situation_testing_auto_k --audits {args.audits} --ks "
         f"{' '.join(map(str, args.ks))} --n-samples {args.n_samples} --repeats {args.repeats}`")
     out()
     part_small_cells(args.audits, args.ks)

@@ -14,23 +14,21 @@ the defaults otherwise (Welch's test, Benjamini-Hochberg at 0.1):
 
 Usage::
 
-    flock /tmp/bench.lock python benchmarks/situation_testing_continuous.py
+    flock /tmp/bench.lock python -m benchmarks.situation_testing_continuous
         [--sizes 4000 20000] [--ks 50 auto] [--repeats 5] [--gap 0.1] [--tau 1000]
 
 The output is also written to ``benchmarks/results/situation_testing_continuous.md``.
 """
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+from ._io import k_value, machine, markdown_table
 
-from _common import k_value, machine, markdown_table  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 GRAPH = ["education", "experience", "region", "sector", "sex"]
 

@@ -27,14 +27,13 @@ docs/user_guide/situation_testing_design.rst).
 
 Usage::
 
-    python benchmarks/situation_testing_dutch.py [--data-dir DIR] [--repeats N] [--quick]
+    python -m benchmarks.situation_testing_dutch [--data-dir DIR] [--repeats N] [--quick]
 
 Wrap it in ``flock /tmp/bench.lock`` on a shared machine. The output is also
 written to ``benchmarks/results/situation_testing_dutch.md``.
 """
 
 import argparse
-import sys
 import time
 import warnings
 from collections import namedtuple
@@ -42,13 +41,13 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._testing import alpha_test, rule_text
 
-from _common import (  # noqa: E402
+from ._io import DEFAULT_DATA_DIR, k_value
+from ._situation_evaluation import (
     audit_error_control,
     best_threshold,
-    k_value,
     mean_sd_cell,
     result_mean,
     situation_flags,
@@ -56,7 +55,7 @@ from _common import (  # noqa: E402
     verdict_shares,
 )
 
-from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 PAPER_Q = ["age", "edu_level", "country_birth", "economic_status"]
 ORDINAL = ["age", "edu_level"]
@@ -97,7 +96,7 @@ def part_audit(X, y):
     out("## An audit of every row, with every flagged person's evidence (K = 50)")
     out()
     out(f"Rows: {X.shape[0]}, attributes: {X.shape[1]} (sex included). Default rule: "
-        f"{SituationTestingAuditor().set_params(protected='sex')._rule_text()}.")
+        f"{rule_text(SituationTestingAuditor().set_params(protected='sex'))}.")
     out()
     out("| method | Q | fit s | transform s | report s | report / transform | flagged "
         "(default rule) | flagged (diff > tau) | tester cells |")
@@ -367,7 +366,7 @@ def part_defaults(X, y, repeats, labels, k=50, fdr_method="bh"):
             est = auditor(method, k, Xs, graph, fdr_method=fdr_method).fit(Xs, ys)
             flags = est.flag(Xs, ys)
             rates = est.transform(Xs.iloc[targets])
-            alone = (rates[:, 2] > est.tau + 1e-12) & (rates[:, 5] <= est._alpha_test())
+            alone = (rates[:, 2] > est.tau + 1e-12) & (rates[:, 5] <= alpha_test(est))
             together = est.flag(Xs.iloc[targets], ys.iloc[targets])
             row = []
             for f in (alone, together, flags[targets]):
@@ -397,7 +396,7 @@ def part_defaults(X, y, repeats, labels, k=50, fdr_method="bh"):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data-dir", default=str(HERE.parent.parent / "shared" / "datasets"),
+    parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR),
                         help="folder holding dutch_census/dutch.csv (default: %(default)s)")
     parser.add_argument("--repeats", type=int, default=10)
     parser.add_argument("--quick", action="store_true", help="2 repeats, K = 10 and 50")
@@ -426,7 +425,7 @@ def main(argv=None):
                    if "defaults" in args.parts else "")
     bootstrap_arg = (f" --structure-bootstrap {args.structure_bootstrap}"
                      if args.structure_bootstrap else "")
-    out(f"`python benchmarks/situation_testing_dutch.py{' --quick' if args.quick else ''} "
+    out(f"`python -m benchmarks.situation_testing_dutch{' --quick' if args.quick else ''} "
         f"--repeats {repeats} --parts {' '.join(args.parts)}{methods_arg}{bootstrap_arg}"
         f" --ks {' '.join(map(str, args.ks))} --fdr-methods {' '.join(args.fdr_methods)}`")
     out()

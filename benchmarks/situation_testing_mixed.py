@@ -20,7 +20,7 @@ continuous parents against n.
 
 Usage::
 
-    python benchmarks/situation_testing_mixed.py [--n-samples N] [--repeats R]
+    python -m benchmarks.situation_testing_mixed [--n-samples N] [--repeats R]
         [--sizes N ...] [--quick]
 
 Wrap it in ``flock /tmp/bench.lock`` on a shared machine. The output is also
@@ -28,20 +28,26 @@ written to ``benchmarks/results/situation_testing_mixed.md``.
 """
 
 import argparse
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+from skfair_manifold.datasets import make_planted_bias
+from skfair_manifold.datasets._testing import null_decisions
+from skfair_manifold.situation_testing import SituationTestingAuditor
+from skfair_manifold.situation_testing._testing import (
+    k_of_rows,
+    n_profiles,
+    rates_with_counts,
+    rule_text,
+)
 
-from _common import (  # noqa: E402
+from ._io import k_value
+from ._situation_evaluation import (
     audit_error_control,
     best_threshold,
-    k_value,
     mean_sd_cell,
     result_mean,
     situation_flags,
@@ -49,9 +55,7 @@ from _common import (  # noqa: E402
     verdict_shares,
 )
 
-from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
-from skfair_manifold.datasets import make_planted_bias  # noqa: E402
-from skfair_manifold.datasets._situation_testing import null_decisions  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 RULES = ([("tau", "wald", 0.1)] + [("significant", "wald", a) for a in (0.05, 0.1, 0.2)]
          + [("bound", "wald", a) for a in (0.05, 0.1, 0.2, 0.3)])
@@ -187,7 +191,7 @@ def part_scaling(sizes):
         peak = tracemalloc.get_traced_memory()[1] / 2 ** 20
         tracemalloc.stop()
         out(f"| {n} | {seconds:.2f} | {peak:.0f} | {int(np.isnan(d).sum())} | "
-            f"{est._method.selector.profiles.shape[0]} |")
+            f"{n_profiles(est)} |")
     out()
 
 
@@ -197,7 +201,10 @@ def part_calibration(replicates, n=300, k=20):
     """The per-person p-value on null data: one candidate per independent data set."""
     from scipy import stats
 
-    from skfair_manifold.situation_testing._stats._pvalue import effective_counts, fisher_pvalue
+    from skfair_manifold.situation_testing._testing import (
+        effective_counts,
+        fisher_pvalue,
+    )
 
     out(f"## The per-person p-value on data without discrimination ({replicates} data sets "
         f"of {n} rows, K = {k}, one random candidate each)")
@@ -221,8 +228,7 @@ def part_calibration(replicates, n=300, k=20):
                                               graph=list(X.columns)).fit(X, y)
                 cand = np.flatnonzero((X["sex"] == "f").to_numpy() & (y == 0))
                 i = cand[rng.randint(cand.shape[0])]
-                Z = est._encode(est._validate(X.iloc[[i]]))
-                o, _, n_eff = est._transform(Z, counts=True)
+                o, _, n_eff = rates_with_counts(est, X.iloc[[i]])
                 counts = effective_counts(o[:, 0], n_eff[:, 0], o[:, 1], n_eff[:, 1])
                 exact.append(o[0, 5])
                 rand.append(fisher_pvalue(*counts, u=rng.rand(1))[0])
@@ -317,8 +323,7 @@ def auto_ks(method, X, y):
         warnings.simplefilter("ignore")
         est = SituationTestingAuditor(protected="sex", protected_value="female", method=method,
                                       k="auto").fit(X, y)
-    Z = est._encode(X.to_numpy(dtype=object))
-    return est._k_of_rows(Z, est._units.lookup(Z))
+    return k_of_rows(est, X)
 
 
 def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
@@ -330,9 +335,12 @@ def part_oracle(n, repeats, ks, fdr=0.1, tau=0.05):
     50%). Then the default rule: the exact one-sided test, Benjamini-Hochberg
     across the candidates at ``fdr``, and ``diff > tau``.
     """
-    from skfair_manifold.datasets._situation_testing import REGIONS, BIASED_REGIONS, fair_rate
-    from skfair_manifold.situation_testing._flags import exceeds
-    from skfair_manifold.situation_testing._stats._pvalue import fisher_pvalue, q_values
+    from skfair_manifold.datasets._testing import BIASED_REGIONS, REGIONS, fair_rate
+    from skfair_manifold.situation_testing._testing import (
+        exceeds,
+        fisher_pvalue,
+        q_values,
+    )
 
     share = 0.5
     out(f"## The oracle's testers ({n} rows, {repeats} repeats, share {share:.0%})")
@@ -418,7 +426,7 @@ def main(argv=None):
     if args.calibration_only:
         part_calibration(args.calibration_replicates)
     if args.error_control_only:
-        out(f"`python benchmarks/situation_testing_mixed.py --error-control-only --repeats "
+        out(f"`python -m benchmarks.situation_testing_mixed --error-control-only --repeats "
             f"{repeats} --error-control-rows {args.error_control_rows} --error-control-ks "
             f"{' '.join(map(str, args.error_control_ks))} --structure-bootstrap "
             f"{args.structure_bootstrap} --fdr-methods {' '.join(args.fdr_methods)}`")
@@ -426,7 +434,7 @@ def main(argv=None):
         part_error_control(args.error_control_rows, repeats, args.error_control_ks,
                            args.structure_bootstrap, args.fdr_methods)
     if args.oracle_only:
-        out(f"`python benchmarks/situation_testing_mixed.py --oracle-only --repeats {repeats} "
+        out(f"`python -m benchmarks.situation_testing_mixed --oracle-only --repeats {repeats} "
             f"--error-control-rows {args.error_control_rows} --error-control-ks "
             f"{' '.join(map(str, args.error_control_ks))}`")
         out()
@@ -436,10 +444,10 @@ def main(argv=None):
         Path(args.output).write_text("\n".join(LINES) + "\n")
         print(f"written to {args.output}")
         return
-    out(f"`python benchmarks/situation_testing_mixed.py --n-samples {args.n_samples} "
+    out(f"`python -m benchmarks.situation_testing_mixed --n-samples {args.n_samples} "
         f"--repeats {repeats}{' --quick' if args.quick else ''} --sizes "
         f"{' '.join(map(str, args.sizes))}`; "
-        f"default rule: {default.set_params(protected='sex')._rule_text()}")
+        f"default rule: {rule_text(default.set_params(protected='sex'))}")
     out()
     X, y, disc, clean = make_planted_bias(args.n_samples, bias_share=0.5, random_state=0)
     out(f"{args.n_samples} rows; at share 50%: {int(disc.sum())} discriminated and "

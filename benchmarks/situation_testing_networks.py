@@ -23,7 +23,7 @@ subgroups would be too small for ``k`` testers a side; see
 
 Usage::
 
-    python benchmarks/situation_testing_networks.py [--sizes 5000 20000 60000] [--seeds 3]
+    python -m benchmarks.situation_testing_networks [--sizes 5000 20000 60000] [--seeds 3]
         [--quick]
 
 ``--seeds S`` draws S samples per size (seed ``s`` samples with
@@ -38,17 +38,15 @@ written to ``benchmarks/results/situation_testing_networks.md``.
 import argparse
 import gzip
 import re
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+from skfair_manifold.situation_testing import SituationTestingAuditor
 
-from skfair_manifold.situation_testing import SituationTestingAuditor  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 NETWORKS = ("asia", "sachs", "child", "insurance", "alarm")
 LINES = []
@@ -201,7 +199,7 @@ def main(argv=None):
 
     out("# The structure search on known networks: precision / recall of q_")
     out()
-    out(f"`python benchmarks/situation_testing_networks.py --sizes {' '.join(map(str, sizes))}"
+    out(f"`python -m benchmarks.situation_testing_networks --sizes {' '.join(map(str, sizes))}"
         f" --decisions {args.decisions}{' --no-pc' if args.no_pc else ''}"
         f" --alphas {' '.join(map(str, args.alphas))}"
         f"{' --tests ' + ' '.join(args.tests) if args.tests else ''} --seeds {args.seeds}`")

@@ -28,7 +28,7 @@ is not measured here.
 
 Usage::
 
-    flock /tmp/bench.lock python benchmarks/situation_testing_pooled.py [--repeats 5]
+    flock /tmp/bench.lock python -m benchmarks.situation_testing_pooled [--repeats 5]
         [--audits 30] [--ks 50 auto] [--n-samples 8000]
         [--dutch-repeats 3] [--data-dir ../shared/datasets]
 
@@ -36,19 +36,18 @@ The output is also written to ``benchmarks/results/situation_testing_pooled.md``
 """
 
 import argparse
-import sys
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
 
+from skfair_manifold.situation_testing._testing import last_rates, q_cells, q_values
+
+from ._io import DEFAULT_DATA_DIR, k_value
+from ._situation_evaluation import mean_sd_cell
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
-
-from _common import DEFAULT_DATA_DIR, k_value, mean_sd_cell  # noqa: E402
-
-from skfair_manifold.situation_testing._stats._pvalue import q_values  # noqa: E402
 
 LINES = []
 LEVEL = 0.1
@@ -70,8 +69,7 @@ def situations(est, X):
     """Each row's cell of ``q_`` (binned as the auditor bins it), as an integer code."""
     if not est.q_:
         return np.zeros(X.shape[0], dtype=np.int64)
-    Z = est._records.binned(est._encode(X.to_numpy(dtype=object)))
-    return np.unique(Z[:, est._q_idx], axis=0, return_inverse=True)[1].reshape(-1)
+    return q_cells(est, X)
 
 
 def pooled_flags(est, X, y):
@@ -82,7 +80,7 @@ def pooled_flags(est, X, y):
     (protected, negative decision).
     """
     flags = est.flag(X, y)  # the default: BH over the candidates
-    rates = est._rate_cache.value[0]
+    rates = last_rates(est)[0]
     p, gap = rates[:, 5], rates[:, 2] > est.tau + 1e-12
     candidate = (X[est.protected].to_numpy() == est.protected_value) & (np.asarray(y) == 0)
     cand = np.flatnonzero(candidate & np.isfinite(p))
@@ -159,7 +157,7 @@ def part_mixed(n, repeats, ks):
 
 
 def part_small_cells(audits, ks, n=2000):
-    from skfair_manifold.datasets._situation_testing import planted_cells
+    from skfair_manifold.datasets._testing import planted_cells
 
     out(f"## Small cells ({n} rows, 12 cells, {audits} audits with bias and {audits} without, "
         "CBN-DD, the true graph)")
@@ -191,7 +189,7 @@ def part_small_cells(audits, ks, n=2000):
 
 
 def part_dutch(data_dir, repeats, ks):
-    import situation_testing_dutch as dutch
+    from . import situation_testing_dutch as dutch
 
     X, y = dutch.load(data_dir)
     out(f"## The documented Dutch variant ({X.shape[0]} rows, share 0.5, {repeats} repeats, "
@@ -246,7 +244,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     out("# Evidence pooled over the people of one situation")
     out()
-    out(f"`python benchmarks/situation_testing_pooled.py --repeats {args.repeats} --audits "
+    out(f"`python -m benchmarks.situation_testing_pooled --repeats {args.repeats} --audits "
         f"{args.audits} --ks {' '.join(map(str, args.ks))} --n-samples {args.n_samples} "
         f"--dutch-repeats {args.dutch_repeats}`")
     out()

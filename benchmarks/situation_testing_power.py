@@ -13,7 +13,7 @@ mean over ``--repeats`` seeds.
 
 Usage::
 
-    flock /tmp/bench.lock python benchmarks/situation_testing_power.py [--n-samples 8000]
+    flock /tmp/bench.lock python -m benchmarks.situation_testing_power [--n-samples 8000]
         [--ks 50 100 150] [--repeats 3]
 
 The output is also written to ``benchmarks/results/situation_testing_power.md``.
@@ -27,10 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))  # this checkout's package first
+from ._io import k_value
 
-from _common import k_value  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 
 def audit(method, k, share, n, seed):
@@ -96,7 +95,7 @@ def main(argv=None):
                 print(lines[-1], flush=True)
     text = "\n".join(lines)
     args.out.write_text("# situation_testing_power\n\nCommand: `flock /tmp/bench.lock python "
-                        "benchmarks/situation_testing_power.py "
+                        "-m benchmarks.situation_testing_power "
                         + " ".join(argv if argv is not None else sys.argv[1:])
                         + "`\n\n```\n" + text + "\n```\n", encoding="utf-8")
     return 0

@@ -8,12 +8,12 @@ privileged members of each sensitive attribute, and the rows privileged in both
 or in at least one. Every cell is compared with the paper; the exit status is 1
 if any differs.
 
-    python benchmarks/table1_datasets.py [--data-dir DIR]
+    python -m benchmarks.table1_datasets [--data-dir DIR]
 """
 
 import sys
 
-from _common import DATASETS, load, markdown_table, parse_args, write_result
+from ._io import DATASETS, load, markdown_table, parse_args, write_result
 
 # Table I of the paper: inst, raw, processed, 1st priv, 2nd priv, both, either.
 PAPER = {
@@ -78,7 +78,7 @@ def main(argv=None):
         "columns out of `make_paper_preprocessor(..., sensitive=\"ordinal\")`.",
     ])
     if set(args.datasets) == set(DATASETS):
-        write_result("table1_datasets", text)
+        write_result("table1_datasets", text, args.results_dir)
     else:
         print(text)
     return 1 if mismatches else 0

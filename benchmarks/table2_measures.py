@@ -9,7 +9,7 @@ III), exact distances, base-10 logarithm like the paper. Mean +/- std over the
 folds, beside the paper's values. Protocol details: ``_experiment.py``;
 differences from the paper: ``results/README.md``.
 
-    python benchmarks/table2_measures.py [--data-dir DIR] [--quick]
+    python -m benchmarks.table2_measures [--data-dir DIR] [--quick]
 """
 
 import sys
@@ -18,8 +18,8 @@ import warnings
 
 import numpy as np
 
-from _common import load, machine, markdown_table, parse_args, write_result
-from _experiment import RATIO, encode, make_learner, run_fold
+from ._experiment import RATIO, encode, make_learner, run_fold
+from ._io import load, machine, markdown_table, parse_args, write_result
 
 # Table II of the paper (LightGBM): per (dataset, attribute):
 # accuracy, f1, delta accuracy, delta f1, DP, EO, PQP, DR, df, df_avg (mean, std).
@@ -197,7 +197,8 @@ def main(argv=None):
         parts += ["### Our values with bagging and AdaBoost (7 members; no paper values)",
                   table_ii(others, False), table_iii(others, False)]
     parts.append(f"Machine: {machine()}. Wall time of this script: {elapsed:.1f} s.")
-    write_result("table2_measures" + ("_quick" if args.quick else ""), "\n\n".join(parts))
+    write_result("table2_measures" + ("_quick" if args.quick else ""), "\n\n".join(parts),
+                 args.results_dir)
     return 0
 
 

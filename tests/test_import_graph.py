@@ -48,7 +48,7 @@ WING_FLOORS = {
         "_common": 0, "_bootstrap": 0, "_frames": 0, "_risk": 0,
         "_groups": 1,
         "_hfm": 2, "_regression": 2, "_audit": 2,
-        "_report": 3,
+        "_report": 3, "_testing": 3,
         "__init__": 4,
     },
     "situation_testing": {
@@ -56,10 +56,10 @@ WING_FLOORS = {
         "_discretize": 1, "_records": 1, "_evidence": 1, "_fitted": 1,
         "_selection": 2,
         "_checks": 3, "_params": 3, "_flags": 3,
-        "_fitting": 4, "_verdict": 4, "_testing": 4,
+        "_fitting": 4, "_verdict": 4,
         "_assembly": 5,
         "_lazy": 6,
-        "_auditor": 7,
+        "_auditor": 7, "_testing": 7,
         "__init__": 8,
     },
 }

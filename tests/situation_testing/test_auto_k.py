@@ -10,7 +10,8 @@ import pytest
 from skfair_manifold.datasets import make_planted_bias
 from skfair_manifold.datasets._situation_testing import planted_cells
 from skfair_manifold.situation_testing import SituationTestingAuditor
-from skfair_manifold.situation_testing._testing import k_of_rows, transform_encoded
+from skfair_manifold.situation_testing._testing import k_of_encoded as k_of_rows
+from skfair_manifold.situation_testing._testing import transform_encoded
 from skfair_manifold.situation_testing._selection._auto_k import (
     AUTO_CEILING,
     AUTO_FLOOR,
