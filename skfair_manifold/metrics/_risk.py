@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._narwhals import replace_columns
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._typing import MatrixLike, RandomStateLike
 from ..utils._validation import encode_column, frame_columns, is_dataframe, resolve_columns
@@ -56,14 +57,7 @@ def _replace(X, columns):
             for pos, vals in columns.items():
                 X_new.isetitem(pos, pd.Series(vals, index=X.index, dtype=X.dtypes.iloc[pos]))
             return X_new
-        import narwhals as nw
-
-        frame = nw.from_native(X, eager_only=True)
-        names = frame.columns
-        new = [nw.new_series(names[pos], vals.tolist(), frame[names[pos]].dtype,
-                             backend=nw.get_native_namespace(frame))
-               for pos, vals in columns.items()]
-        return frame.with_columns(*new).to_native()
+        return replace_columns(X, columns)
     X_new = np.array(X, copy=True)
     for pos, vals in columns.items():
         X_new[:, pos] = vals

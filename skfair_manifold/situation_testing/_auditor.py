@@ -10,13 +10,14 @@ from typing import Any, Literal
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..utils._narwhals import is_lazy
 from ..utils._sklearn_compat import _fit_context
 from ._assembly import EvidenceAssembly
 from ._checks import PARAMETER_CONSTRAINTS, InputChecks
 from ._evidence import SituationTestingReport
 from ._fitting import Fitting
 from ._flags import FlagCore, exceeds  # noqa: F401  (exceeds: for the tests)
-from ._lazy._fit import fit_frame, is_lazy_frame
+from ._lazy._fit import fit_frame
 from ._lazy._verdicts import flag_frame
 from ._stats._continuous import MSG_CONTINUOUS_LAZY
 
@@ -311,7 +312,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
         -------
         self : SituationTestingAuditor
         """
-        if is_lazy_frame(X):  # CBN-DD by one GROUP BY in the frame's engine (``_lazy``)
+        if is_lazy(X):  # CBN-DD by one GROUP BY in the frame's engine (``_lazy``)
             if self.decision == "continuous":
                 raise ValueError(MSG_CONTINUOUS_LAZY)
             return fit_frame(self, X, y)
@@ -363,7 +364,7 @@ class SituationTestingAuditor(InputChecks, Fitting, FlagCore, EvidenceAssembly,
             :func:`~skfair_manifold.situation_testing.cell_verdicts`).
         """
         check_is_fitted(self)
-        if is_lazy_frame(X):
+        if is_lazy(X):
             return flag_frame(self, X, y)
         X, y = self._validate(X, y)
         Z = self._encode(X)

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ...utils._narwhals import collect, to_narwhals, to_numpy
+from ...utils._narwhals import collect, missing_mask, to_narwhals, to_numpy
 from ...utils._validation import check_pair, encode_column
 from .._common import positive_masks
 from .._frames import (
@@ -36,9 +36,7 @@ def _label_classes(frame, true_col, pred_col):
     columns = []
     for name, column in (("y_true", true_col), ("y_pred", pred_col)):
         values = to_numpy(pairs[column])
-        missing = np.array([v is None or (isinstance(v, float) and v != v) for v in
-                            values.tolist()])
-        if missing.any():
+        if missing_mask(values).any():
             raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
         columns.append(values)
     return columns
@@ -173,7 +171,7 @@ def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metr
     labels = []
     for name, column, key in (("y_true", true_col, _YT), ("y_pred", pred_col, _YP)):
         values = to_numpy(cells[key])
-        if values.dtype == object:  # a missing label
+        if missing_mask(values).any():  # NaN among integers, None among booleans
             raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
         labels.append(values)
     values_true, values_pred = check_pair(labels[0], labels[1])  # one per cell: small
@@ -242,9 +240,7 @@ def _table_of(cells, sensitive, weight_col, encode_column, indicators=None):
     codes, groups = [], []
     for column in sensitive:
         values = to_numpy(cells[column])
-        missing = np.array([v is None or (isinstance(v, float) and v != v)
-                            for v in values.tolist()]) if values.dtype.kind in "Of" else \
-            np.zeros(values.shape[0], dtype=bool)
+        missing = missing_mask(values)
         if missing.any():
             rows = int(count[missing].sum())
             raise ValueError(MSG_SENSITIVE_MISSING_FRAME.format(attr=column, count=rows))

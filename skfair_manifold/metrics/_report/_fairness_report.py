@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ... import __version__
+from ...utils._narwhals import is_lazy
 from ...utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ...utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ...utils._summary_row import ALL_ATTRIBUTES
@@ -30,13 +31,7 @@ from ...utils._typing import (
     SensitiveLike,
 )
 from .._common import UndefinedFairnessWarning
-from .._frames import (
-    MSG_NEED_DATA,
-    FrameConstraint,
-    frame_columns,
-    is_lazy,
-    refuse_rows,
-)
+from .._frames import MSG_NEED_DATA, FrameConstraint, eager_inputs, refuse_rows
 from .._groups._engine import FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from .._groups._frame_cells import frame_cell_table
 from .._groups._rates import GAP_RATES, RATES
@@ -295,7 +290,7 @@ str, int or list
     lazy = data is not None and is_lazy(data)
     columns = {"label": y_true, "prediction": y_pred} if data is not None else None
     if data is not None and not lazy:  # an eager frame: its columns, then the rows' path
-        y_true, y_pred, sensitive_features, sample_weight = frame_columns(
+        y_true, y_pred, sensitive_features, sample_weight = eager_inputs(
             data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
             sample_weight=sample_weight)
     elif data is None:

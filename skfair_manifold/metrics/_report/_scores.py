@@ -21,7 +21,8 @@ groups behind them.
 import numpy as np
 from scipy import stats
 
-from .._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
+from ...utils._narwhals import to_narwhals
+from .._frames import MSG_NEED_DATA, refuse_rows
 from .._regression._engine import row_groups
 from .._regression._inputs import continuous_column
 

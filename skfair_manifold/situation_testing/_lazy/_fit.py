@@ -53,7 +53,7 @@ import weakref
 
 import numpy as np
 
-from ...utils._narwhals import collect, is_lazy, schema_names, to_narwhals, to_numpy
+from ...utils._narwhals import collect, schema_names, to_narwhals, to_numpy
 from .._constants import FIT_PARAMS, MSG_NO_ARC, MSG_SINGLE_GROUP
 from .._flags import RateCache
 from .._records import IDENTIFIER_SHARE, KINDS, Records
@@ -61,7 +61,7 @@ from .._selection._cbn import CBNSelector
 from .._selection._methods import MSG_TOO_MANY_LEVELS
 from .._selection._structure import graph_to_parents
 
-__all__ = ["STRUCTURE_SAMPLE", "fit_frame", "is_lazy_frame"]
+__all__ = ["STRUCTURE_SAMPLE", "fit_frame"]
 
 #: rows of the sample the structure search runs on when no graph is given (see fit_frame)
 STRUCTURE_SAMPLE = 200_000
@@ -102,11 +102,6 @@ MSG_LAZY_NOT_FITTED_ON_FRAME = (
 
 #: the count column of the cell query (chosen not to clash with the user's)
 _COUNT = "__skfm_st_count"
-
-
-def is_lazy_frame(X):
-    """True when ``X`` is a frame that narwhals takes as lazy (no rows in memory)."""
-    return is_lazy(X)
 
 
 class _FrameFit:

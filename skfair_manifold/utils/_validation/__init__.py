@@ -54,11 +54,13 @@ from ._messages import (  # noqa: F401
     MSG_WEIGHT_INVALID,
     MSG_WEIGHT_NON_NUMERIC,
 )
+from .._narwhals import (  # noqa: F401
+    is_dataframe,
+    is_series,
+)
 from ._frames import (  # noqa: F401
     as_pandas_frame,
     frame_columns,
-    is_dataframe,
-    is_series,
     pandas_columns,
 )
 from ._features import (  # noqa: F401

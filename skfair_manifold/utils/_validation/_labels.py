@@ -4,8 +4,9 @@ import numbers
 
 import numpy as np
 
-from ._features import _check_finite, _example, _missing_mask, _raise_missing
-from ._frames import frame_columns, is_dataframe, is_series
+from .._narwhals import is_dataframe, is_series, missing_mask
+from ._features import _check_finite, _example, _raise_missing
+from ._frames import frame_columns
 from ._messages import (
     MSG_COMPLEX,
     MSG_EMPTY,
@@ -74,7 +75,7 @@ def check_pair(y_true, y_pred):
         if y.dtype.kind == "c":
             raise TypeError(MSG_COMPLEX.format(name=name, dtype=y.dtype))
         if y.dtype == object:  # NaN in a float column is reported with infinity below
-            missing = _missing_mask(y)
+            missing = missing_mask(y)
             if missing.any():
                 _raise_missing(missing, name)
         kind = _kind(y)
@@ -117,7 +118,7 @@ def check_label(y, n_samples, *, name="y"):
         raise ValueError(MSG_LENGTH.format(name=name, got=y.shape[0], other="X",
                                            expected=n_samples))
     if y.dtype == object:  # NaN in a float column is reported with infinity below
-        missing = _missing_mask(y)
+        missing = missing_mask(y)
         if missing.any():
             _raise_missing(missing, name)
     if _kind(y) != "numeric":
