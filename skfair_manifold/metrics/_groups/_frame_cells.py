@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from ...utils._column_kind import column_kind
 from ...utils._narwhals import collect, missing_mask, to_narwhals, to_numpy
 from ...utils._validation import check_pair, encode_column
 from .._common import positive_masks
@@ -108,7 +109,7 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
         raise ValueError(MSG_NOT_COMPARABLE.format(value=favourable, true=schema[true_col],
                                                    pred=schema[pred_col]))
 
-    if kinds <= {"bool", "number"} and all(schema[c].is_integer() or schema[c] == nw.Boolean
+    if kinds <= {"bool", "number"} and all(column_kind(schema[c]) in ("int", "bool")
                                            for c in (true_col, pred_col)):
         # integer and boolean labels: the group-by keys on the labels themselves (the
         # engine's plain GROUP BY), and their distinct values come back with the table
@@ -183,17 +184,13 @@ def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metr
     return table, favourable, values_true.dtype.kind
 
 
+#: the labels' kinds the favourable class is compared with, by :func:`column_kind`
+_LABEL_KINDS = {"bool": "bool", "int": "number", "float": "number", "text": "text"}
+
+
 def _kind_of(dtype):
     """``"bool"``, ``"number"``, ``"text"`` or ``"other"`` for a narwhals dtype."""
-    import narwhals as nw
-
-    if dtype == nw.Boolean:
-        return "bool"
-    if dtype.is_numeric():
-        return "number"
-    if dtype in (nw.String, nw.Categorical, nw.Enum) or dtype == nw.String:
-        return "text"
-    return "other"
+    return _LABEL_KINDS.get(column_kind(dtype), "other")
 
 
 def _labels_pass(cells, numeric_rule):

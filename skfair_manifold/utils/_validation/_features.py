@@ -1,9 +1,8 @@
 """The features ``X`` checked: numeric, finite and complete, as a C-contiguous float64 array."""
 
-import numbers
-
 import numpy as np
 
+from .._column_kind import NUMBER_KINDS, column_kind
 from .._narwhals import is_dataframe, missing_mask, object_missing
 from ._frames import _is_pandas_frame, frame_columns
 from ._messages import (
@@ -31,12 +30,7 @@ def _example(values):
 
 def _numeric_object_column(col):
     """An object column of numbers (and bools) as float64, or None if it holds others."""
-    try:
-        kinds = {type(v) for v in col.tolist()}
-    except AttributeError:
-        return None
-    if all(issubclass(k, (numbers.Real, np.bool_)) and not issubclass(k, (str, bytes))
-           for k in kinds):
+    if column_kind(col) in (*NUMBER_KINDS, "empty"):
         return col.astype(np.float64)
     return None
 
