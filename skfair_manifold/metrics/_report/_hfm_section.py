@@ -14,14 +14,15 @@ from .._hfm._metrics import hfm_report as _hfm_report
 from .._hfm._witnesses import witness_records
 
 
-def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
-                 caught, label):
+def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label):
     """HFM per attribute on the features the model sees.
 
-    Returns (frame, bunch, features, witnesses): ``witnesses`` as
-    :func:`~._hfm_witnesses.witness_records` gives them.
+    ``sensitive`` is the call's :class:`~...utils._validation.SensitiveFeatures`
+    (HFM reads its encoding). Returns (frame, bunch, features, witnesses):
+    ``witnesses`` as :func:`~.._hfm._witnesses.witness_records` gives them.
     """
     features = None
+    positions = sensitive.positions
     if estimator is not None:
         if _is_pipeline(estimator):
             dropped = [list(X.columns)[p] for p in positions] if is_dataframe(X) else positions
@@ -31,7 +32,7 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
         features = [str(c) for c in X_hfm.columns]
     with warnings.catch_warnings(record=True) as hfm_caught:
         warnings.simplefilter("always", UndefinedFairnessWarning)
-        bunch = _hfm_report(y_true, y_pred, X=X_hfm, sensitive_features=A, **options)
+        bunch = _hfm_report(y_true, y_pred, X=X_hfm, sensitive_features=sensitive, **options)
     for item in hfm_caught:
         if issubclass(item.category, UndefinedFairnessWarning):
             caught.append(str(item.message))
@@ -40,7 +41,7 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
     witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
                                 feature_names=features, scale=options.get("scale", True))
     witnesses["method"] = bunch.method
-    return _hfm_frame(bunch, attributes, label), bunch, features, witnesses
+    return _hfm_frame(bunch, sensitive.names, label), bunch, features, witnesses
 
 
 def _hfm_frame(report, names, label=ALL_ATTRIBUTES):

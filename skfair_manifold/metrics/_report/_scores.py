@@ -144,7 +144,7 @@ def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence
     n = report.options["n_samples"]
     score = score_column(y_score, n)
     true_pos = np.asarray(rows["y_true"] == favourable)
-    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
+    codes, names, groups = row_groups(rows["sensitive"], n, intersect=intersect)
     report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
         score, true_pos, codes, names, groups, rows.get("weights"), confidence=confidence,
         n_bins=SCORE_BINS, min_group_size=min_group_size)
