@@ -28,6 +28,7 @@ limits for skewed values at a few rows, are stated in the User Guide.
 import numpy as np
 from scipy import stats
 
+from ...utils._interval import ConfidenceInterval
 from ...utils._validation import as_sensitive
 from .._groups._cells import combine_groups
 
@@ -96,12 +97,12 @@ def mean_intervals(mean, var, n_eff, level):
     with np.errstate(divide="ignore", invalid="ignore"):
         df = np.where(n_eff > 1, n_eff - 1, np.nan)
         half = stats.t.ppf(0.5 + level / 2, df) * np.sqrt(var / n_eff)
-    return mean - half, mean + half
+    return ConfidenceInterval(mean - half, mean + half)
 
 
 def rmse_bounds(low, high):
     """Bounds of the root of a mean squared error from those of the mean (clipped at 0)."""
-    return np.sqrt(np.clip(low, 0.0, None)), np.sqrt(np.clip(high, 0.0, None))
+    return ConfidenceInterval(np.sqrt(np.clip(low, 0.0, None)), np.sqrt(np.clip(high, 0.0, None)))
 
 
 def gap_of(mean, low, high, compared):
