@@ -18,10 +18,10 @@ Three steps keep every representable distance representable:
 """
 
 import math
-import numbers
 
 import numpy as np
 
+from skfair_manifold.utils._column_kind import column_kind
 from skfair_manifold.utils._validation import frame_columns, is_dataframe
 
 MSG_INTEGER_PRECISION = (
@@ -72,27 +72,10 @@ def _centre_integers(col, column, name):
     return out
 
 
-def _object_kind(col):
-    """``"i"`` for an object column of integers, ``"f"`` for other real numbers, else None."""
-    kinds = {type(v) for v in col.tolist()}
-    if not kinds:
-        return None
-    if all(issubclass(k, numbers.Integral) and not issubclass(k, (bool, np.bool_))
-           for k in kinds):
-        return "i"
-    if all(issubclass(k, (numbers.Real, np.bool_)) for k in kinds):
-        return "f"
-    return None
-
-
-def _column_kind(col):
-    if col.dtype.kind in "iu":
-        return "i"
-    if col.dtype.kind in "bf":
-        return "f"
-    if col.dtype == object:
-        return _object_kind(col)
-    return None
+#: the conversion of a column by its :func:`column_kind`: ``"i"`` integers centred exactly
+#: (numpy integers, or Python integers of any size in an object column), ``"f"`` other real
+#: numbers as float64; any other kind is left to the feature check
+_CONVERSION = {"int": "i", "bool": "f", "float": "f"}
 
 
 def distance_features(X, *, name="X"):
@@ -127,7 +110,7 @@ def distance_features(X, *, name="X"):
         names, columns = list(range(arr.shape[1])), [arr[:, j] for j in range(arr.shape[1])]
     if not columns or columns[0].shape[0] == 0:
         return X
-    kinds = [_column_kind(col) for col in columns]
+    kinds = [_CONVERSION.get(column_kind(col)) for col in columns]
     if any(k is None for k in kinds):
         return X
     out = np.empty((columns[0].shape[0], len(columns)), dtype=np.float64)

@@ -46,8 +46,8 @@ from skfair_manifold.utils._sizes import MAX_PROJECTIONS, check_size
 from skfair_manifold.utils._validation import (
     MSG_LENGTH,
     MSG_TOO_FEW_ROWS,
+    as_sensitive,
     check_features,
-    encode_sensitive,
     label_coordinates,
 )
 
@@ -91,7 +91,8 @@ def _prepare(X, labels, sensitive_features, *, scale):
     if y_true.shape[0] != n:
         raise ValueError(MSG_LENGTH.format(name="y_true", got=y_true.shape[0], other="X",
                                            expected=n))
-    codes, names, groups = encode_sensitive(sensitive_features, n)
+    sensitive = as_sensitive(sensitive_features, n)  # the call's object, or built here
+    codes, names, groups = sensitive.codes, sensitive.names, sensitive.groups
     minmax = min_max(X) if scale else None
     return X, minmax, [y_true, y_pred], codes, names, groups
 

@@ -32,6 +32,8 @@ the gaps of large groups.
 
 import numpy as np
 
+from ..utils._interval import ConfidenceInterval
+
 #: replicates x cells held in memory at once
 _BLOCK_ELEMENTS = 2_000_000
 
@@ -90,11 +92,15 @@ def _sum_by(flat, size, cell_weights):
 
 
 def percentile(samples, confidence):
-    """Percentile interval over axis 0, ignoring replicates where the value is undefined."""
+    """Percentile interval over axis 0, ignoring replicates where the value is undefined.
+
+    Returns a :class:`~..utils._interval.ConfidenceInterval` (arrays over the
+    other axes, or floats for one series).
+    """
     import warnings
 
     a = (1.0 - confidence) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         low, high = np.nanquantile(samples, [a, 1.0 - a], axis=0)
-    return low, high
+    return ConfidenceInterval(low, high)

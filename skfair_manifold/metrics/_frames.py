@@ -31,25 +31,18 @@ rows (HFM's distances with ``X``, the discriminative risk with
 ``estimator``) is refused with a message saying so; an eager frame
 (pandas, polars, pyarrow) hands its columns to the in-memory path instead.
 
-This module reads frames (narwhals, names, checks, collection); the
-aggregation itself is :func:`._frame_cells.frame_cell_table`.
+This module reads frames (names, checks, collection, through the one door
+``utils/_narwhals.py``); the aggregation itself is
+:func:`._groups._frame_cells.frame_cell_table`.
 """
 
 
 
-from ..utils._narwhals import (  # noqa: F401  (is_lazy, to_narwhals: this room's door)
-    MSG_BACKEND,
-    MSG_NOT_A_FRAME,
-    collect,
-    from_native,
-    is_lazy,
-    schema_names,
-    to_narwhals,
-)
+from ..utils._narwhals import collect, is_frame, schema_names, to_narwhals
 from ..utils._sklearn_compat import HasMethods
 from ..utils._validation import did_you_mean
 
-__all__ = ["FrameConstraint", "frame_columns", "is_lazy", "to_narwhals"]
+__all__ = ["FrameConstraint", "eager_inputs"]
 
 MSG_NOT_A_NAME = (
     "with data= given, {name} must be a column name of data (a str); got {type}."
@@ -118,10 +111,7 @@ class FrameConstraint(HasMethods):
         super().__init__([])
 
     def is_satisfied_by(self, val):
-        import narwhals as nw
-
-        converted = from_native(val, pass_through=True)
-        return isinstance(converted, (nw.DataFrame, nw.LazyFrame))
+        return is_frame(val)
 
     def __str__(self):
         return ("a DataFrame, LazyFrame or relation that narwhals supports (pandas, polars, "
@@ -171,7 +161,7 @@ def _checked_names(frame, y_true, y_pred, sensitive_features, sample_weight):
     return true_col, pred_col, sensitive, weight_col
 
 
-def frame_columns(data, *, y_true, y_pred, sensitive_features, sample_weight=None):
+def eager_inputs(data, *, y_true, y_pred, sensitive_features, sample_weight=None):
     """The named columns of an eager frame as in-memory inputs of the metrics.
 
     Returns ``(y_true, y_pred, sensitive_features, sample_weight)``: native

@@ -14,6 +14,7 @@ from typing import Any, Literal
 import numpy as np
 from sklearn.utils import check_random_state
 
+from ..utils._narwhals import replace_columns
 from ..utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ..utils._typing import MatrixLike, RandomStateLike
 from ..utils._validation import encode_column, frame_columns, is_dataframe, resolve_columns
@@ -25,9 +26,23 @@ def _column_values(X, pos):
     return np.asarray(X)[:, pos]
 
 
-def _draw(values, privileged, ratio, rng, name):
+def _sorted_codes(codes, groups, values):
+    """``(codes, values)`` of a column encoded elsewhere, its groups in sorted order.
+
+    ``codes`` index ``groups`` (a :class:`~..utils._validation.SensitiveFeatures`'
+    encoding, whose groups may follow a categorical's order); the result is
+    what :func:`encode_column` gives for ``values``: codes of the sorted values,
+    and the values themselves as ``values`` holds them.
+    """
+    _, rank = np.unique(groups, return_inverse=True)
+    codes = rank.reshape(-1)[codes]
+    first = np.zeros(groups.shape[0], dtype=np.intp)
+    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)  # each group's first row
+    return codes, values[first]
+
+
+def _draw(values, codes, uniq, privileged, ratio, rng, name):
     """New values for one sensitive column (see ``discriminative_risk``, Notes)."""
-    codes, uniq = encode_column(values, name)
     g, n = uniq.shape[0], codes.shape[0]
     perturb = rng.random_sample(n) < ratio
     if privileged is None:
@@ -56,14 +71,7 @@ def _replace(X, columns):
             for pos, vals in columns.items():
                 X_new.isetitem(pos, pd.Series(vals, index=X.index, dtype=X.dtypes.iloc[pos]))
             return X_new
-        import narwhals as nw
-
-        frame = nw.from_native(X, eager_only=True)
-        names = frame.columns
-        new = [nw.new_series(names[pos], vals.tolist(), frame[names[pos]].dtype,
-                             backend=nw.get_native_namespace(frame))
-               for pos, vals in columns.items()]
-        return frame.with_columns(*new).to_native()
+        return replace_columns(X, columns)
     X_new = np.array(X, copy=True)
     for pos, vals in columns.items():
         X_new[:, pos] = vals
@@ -168,16 +176,31 @@ def discriminative_risk(
     0.0
     """
     positions, names = resolve_columns(X, sensitive)
+    return column_risk(estimator, X, positions, names, ratio=ratio, privileged=privileged,
+                       aggregate=aggregate, random_state=random_state)
+
+
+def column_risk(estimator, X, positions, names, *, encoded=None, ratio=1.0, privileged=None,
+                aggregate="mean", random_state=None):
+    """:func:`discriminative_risk` of the columns of ``X`` at ``positions`` (named ``names``).
+
+    The columns are found by the caller; ``encoded`` gives each one's
+    ``(codes, groups)`` when the caller holds them (``fairness_report``'s
+    :class:`~..utils._validation.SensitiveFeatures`), else each column is
+    encoded here. The options are ``discriminative_risk``'s.
+    """
     if privileged is not None and len(privileged) != len(positions):
         raise ValueError(
             f"privileged has {len(privileged)} values for {len(positions)} sensitive columns; "
             "give one per column.")
     rng = check_random_state(random_state)
     privileged = [None] * len(positions) if privileged is None else list(privileged)
-    new_values = {
-        pos: _draw(_column_values(X, pos), priv, ratio, rng, name)
-        for pos, priv, name in zip(positions, privileged, names)
-    }
+    new_values = {}
+    for k, (pos, priv, name) in enumerate(zip(positions, privileged, names)):
+        values = _column_values(X, pos)
+        codes, uniq = (encode_column(values, name) if encoded is None
+                       else _sorted_codes(*encoded[k], values))
+        new_values[pos] = _draw(values, codes, uniq, priv, ratio, rng, name)
     y = np.asarray(estimator.predict(X))
     if aggregate == "joint":
         return float(np.mean(np.asarray(estimator.predict(_replace(X, new_values))) != y))

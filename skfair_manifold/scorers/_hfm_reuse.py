@@ -2,7 +2,7 @@
 
 from ..metrics._hfm import scorer_report, warn_kind
 from ..utils._pipeline import _is_pipeline, transformed_features
-from ..utils._validation import is_dataframe, is_series, resolve_columns
+from ..utils._validation import names_in_X, resolve_columns
 
 
 def _call_cache(method_caller):
@@ -16,18 +16,6 @@ def _call_cache(method_caller):
     if args and isinstance(args[0], dict):
         return args[0]
     return None
-
-
-def _routed_names(A, X):
-    """Names of routed sensitive columns that are also columns of ``X``."""
-    if is_dataframe(A):
-        names = list(A.columns)
-    elif is_series(A) and getattr(A, "name", None) is not None:
-        names = [A.name]
-    else:
-        return []
-    columns = list(X.columns) if is_dataframe(X) else []
-    return [n for n in names if n in columns]
 
 
 def hfm_value(scorer, method_caller, estimator, X, X_metric, y_true, A, kwargs):
@@ -64,7 +52,7 @@ def hfm_value(scorer, method_caller, estimator, X, X_metric, y_true, A, kwargs):
         if scorer._sensitive is not None and scorer._drop_sensitive:
             _, drop = resolve_columns(X, scorer._sensitive)
         elif scorer._sensitive is None:
-            drop = _routed_names(A, X)
+            drop, _ = names_in_X(A, X)  # routed columns that are columns of X
         X_metric, _ = transformed_features(estimator, X, drop, scorer=repr(scorer))
     # a search scores other candidates on these rows
     report = scorer_report(kind, y_true, y_pred, X=X_metric, sensitive_features=A,

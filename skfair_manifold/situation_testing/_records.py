@@ -17,11 +17,11 @@ Everything the two selectors need to know about the data, computed once at
 """
 
 import hashlib
-import numbers
 import warnings
 
 import numpy as np
 
+from ..utils._column_kind import column_kind, value_kind
 from ..utils._validation import did_you_mean, locate_column
 from ._discretize import bin_edges
 
@@ -55,38 +55,27 @@ MAX_ORDINAL_LEVELS = 32  # an undeclared integer column with more levels is inte
 IDENTIFIER_SHARE = 0.95  # an undeclared column with this share of distinct values is an id
 
 
-def _is_number(v):
-    return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, (bool, np.bool_))
+#: the numpy stand-in of a dtype without a numpy ``kind`` (polars), by its column kind
+_STAND_INS = {"datetime": np.dtype("datetime64[ns]"), "int": np.dtype(np.float64),
+              "float": np.dtype(np.float64)}
 
 
 def _column_dtypes(X):
     """The dtype of each DataFrame column (None for arrays).
 
     Dtypes without a numpy ``kind`` (polars, for instance) are described by
-    a stand-in with one: ``"M"`` for dates and times, ``"f"`` for numbers,
-    ``"O"`` otherwise.
+    a stand-in with one, from their :func:`~..utils._column_kind.column_kind`:
+    ``"M"`` for dates and times, ``"f"`` for numbers, ``"O"`` otherwise.
     """
     dtypes = getattr(X, "dtypes", None)
     if dtypes is None or not hasattr(X, "columns"):
         return None
-    out = []
-    for dt in dtypes:
-        if hasattr(dt, "kind"):
-            out.append(dt)
-            continue
-        name = str(dt).lower()
-        if "date" in name or "time" in name or "duration" in name:
-            out.append(np.dtype("datetime64[ns]"))
-        elif any(t in name for t in ("int", "float", "decimal")):
-            out.append(np.dtype(np.float64))
-        else:
-            out.append(np.dtype(object))
-    return out
+    return [dt if hasattr(dt, "kind") else _STAND_INS.get(column_kind(dt), np.dtype(object))
+            for dt in dtypes]
 
 
-def _is_datetime_dtype(dt):
-    kind = getattr(dt, "kind", None)
-    return kind in ("M", "m") or "datetime" in str(dt).lower() or "timedelta" in str(dt)
+def _is_datetime(dtype):
+    return column_kind(dtype) == "datetime"
 
 
 def check_no_datetime(X):
@@ -94,11 +83,11 @@ def check_no_datetime(X):
     dtypes = _column_dtypes(X)
     if dtypes is None:
         dt = getattr(X, "dtype", None)
-        if dt is not None and _is_datetime_dtype(dt):
+        if dt is not None and _is_datetime(dt):
             raise TypeError(MSG_DATETIME.format(column="(all)"))
         return
     for name, dt in zip(list(X.columns), dtypes):
-        if _is_datetime_dtype(dt):
+        if _is_datetime(dt):
             raise TypeError(MSG_DATETIME.format(column=name))
 
 
@@ -148,24 +137,14 @@ class Records:
         for j in range(p):
             col = X[:, j]
             dt = dtypes[j] if dtypes is not None else col.dtype
-            if _is_datetime_dtype(dt) or _is_datetime_dtype(col.dtype):
+            if _is_datetime(dt) or _is_datetime(col.dtype):
                 raise TypeError(MSG_DATETIME.format(column=columns[j]))
             if col.dtype == object:
-                strings = np.fromiter((isinstance(v, str) for v in col), bool, n)
-                if strings.any() and not strings.all():
-                    a = col[np.argmax(strings)]
-                    b = col[np.argmin(strings)]
-                    if hasattr(b, "year") and hasattr(b, "month"):
-                        raise TypeError(MSG_DATETIME.format(column=columns[j]))
-                    raise TypeError(MSG_MIXED_TYPES.format(column=columns[j], a=a, b=b))
-                if strings.all():
-                    self.categories[j] = np.unique(col.astype(str))
-                elif n and hasattr(col[0], "year") and hasattr(col[0], "month"):
-                    raise TypeError(MSG_DATETIME.format(column=columns[j]))
-            if dtypes is not None and getattr(dt, "kind", "O") not in "iuf" and \
+                self._read_objects(j, col)
+            if dtypes is not None and column_kind(dt) not in ("int", "float") and \
                     j not in self.categories:
                 nominal_dtype.add(j)  # bool, categorical of numbers, ...
-            if col.dtype.kind == "b":
+            if column_kind(col.dtype) == "bool":
                 nominal_dtype.add(j)
             Z[:, j] = self._encode_column(j, col)
         self.Z = Z
@@ -217,6 +196,22 @@ class Records:
                           for j in np.flatnonzero(self.interval)}
         return self
 
+    def _read_objects(self, j, col):
+        """An object column: its sorted categories when it holds strings, else a clear
+        error for strings among other values or for dates (a number column passes)."""
+        kind = column_kind(col)
+        if kind == "mixed":
+            strings = np.fromiter((value_kind(v) == "text" for v in col), bool, col.shape[0])
+            if strings.any():
+                a, b = col[np.argmax(strings)], col[np.argmin(strings)]
+                if value_kind(b) == "datetime":
+                    raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
+                raise TypeError(MSG_MIXED_TYPES.format(column=self.columns[j], a=a, b=b))
+        if kind in ("text", "empty"):  # an empty column holds nothing but strings
+            self.categories[j] = np.unique(col.astype(str))
+        elif col.shape[0] and value_kind(col[0]) == "datetime":
+            raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
+
     # --- encoding ---------------------------------------------------------------------
     def _encode_column(self, j, col):
         if j in self.categories:
@@ -225,14 +220,14 @@ class Records:
             pos = np.minimum(np.searchsorted(cats, s), cats.shape[0] - 1)
             return np.where(cats[pos] == s, pos, -1).astype(np.float64)
         if col.dtype == object:
-            bad = [v for v in col[:1000] if isinstance(v, str)]
+            bad = [v for v in col[:1000] if value_kind(v) == "text"]
             if bad:
                 raise TypeError(MSG_MIXED_TYPES.format(column=self.columns[j], a=bad[0],
-                                                       b=next((v for v in col if not
-                                                               isinstance(v, str)), bad[0])))
-            if col.shape[0] and hasattr(col[0], "year") and hasattr(col[0], "month"):
+                                                       b=next((v for v in col if value_kind(v)
+                                                               != "text"), bad[0])))
+            if col.shape[0] and value_kind(col[0]) == "datetime":
                 raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
-        if _is_datetime_dtype(col.dtype):
+        if _is_datetime(col.dtype):
             raise TypeError(MSG_DATETIME.format(column=self.columns[j]))
         return col.astype(np.float64)
 

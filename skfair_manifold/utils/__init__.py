@@ -7,7 +7,15 @@ underscore). The public functions of every layer validate their inputs with
 
 ``_validation``
     One check for features, one for labels, one encoder of sensitive columns,
-    one resolution of column names; the messages as module constants.
+    one resolution of column names, the sensitive features of a call
+    (``SensitiveFeatures``); the messages as module constants.
+``_narwhals``
+    The one door to narwhals: frames of any library read, collected and
+    converted, with one rule for missing values (``to_numpy``).
+``_column_kind``
+    The one reader of a column's kind (``column_kind``), the datetime rule once.
+``_interval``
+    ``ConfidenceInterval(low, high)``, the one interval type.
 ``_sklearn_compat``
     The only module that imports private scikit-learn names.
 ``_docstring``

@@ -321,3 +321,43 @@ def test_hfm_intervals_are_read_when_the_report_has_them():
     without = _hfm_frame(Bunch(**{k: v for k, v in bunch.items() if k != "ci"}),
                          ["sex", "race"])
     assert "hfm_max_low" not in without.columns
+
+
+def test_the_sensitive_features_are_resolved_and_encoded_once(monkeypatch):
+    """The cell table, HFM, DR and the scores read one object: each attribute encoded once."""
+    from sklearn.compose import make_column_transformer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from skfair_manifold.metrics import _risk
+    from skfair_manifold.utils._validation import _encoding, _sensitive
+
+    y_true, y_pred, A, _ = _data(n=200)
+    X = A.assign(x=np.random.default_rng(1).normal(size=200))
+    model = make_pipeline(make_column_transformer((OneHotEncoder(), ["sex", "age"]),
+                                                  remainder="passthrough"),
+                          LogisticRegression()).fit(X, y_true)
+    y_pred = model.predict(X)
+    encoded, resolved = [], []
+
+    def counting(function, calls):
+        def wrapper(*args, **kwargs):
+            calls.append(args[1])
+            return function(*args, **kwargs)
+        return wrapper
+
+    for module in (_encoding, _sensitive, _risk):
+        monkeypatch.setattr(module, "encode_column", counting(module.encode_column, encoded))
+    for module in (_sensitive, _risk):
+        monkeypatch.setattr(module, "resolve_columns",
+                            counting(module.resolve_columns, resolved))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedFairnessWarning)  # a 0/0 rate: not the point
+        report = fairness_report(y_true, y_pred, sensitive_features=["sex", "race"], X=X,
+                                 estimator=model, y_score=model.predict_proba(X)[:, 1],
+                                 random_state=0, hfm_options={"method": "exact"})
+    assert sorted(encoded) == ["race", "sex"]  # once each, by whichever part asked first
+    assert resolved == [["sex", "race"]]  # the columns of X found once, DR included
+    assert list(report.dr.index) == ["sex", "race", "all attributes"]
+    assert report.hfm is not None and report.scores is not None

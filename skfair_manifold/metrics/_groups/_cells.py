@@ -20,12 +20,7 @@ from math import prod
 
 import numpy as np
 
-from ...utils._validation import (
-    MSG_SINGLE_GROUP,
-    encode_column,
-    sensitive_columns,
-    small_int_bounds,
-)
+from ...utils._validation import MSG_SINGLE_GROUP, as_sensitive, small_int_bounds
 
 __all__ = ["CellTable", "cell_table", "rows_cell_table"]
 
@@ -229,7 +224,9 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
     """The :class:`CellTable` of in-memory rows, in one blocked pass when the codes are small.
 
     ``sensitive_features`` is what :func:`~..utils._validation.encode_sensitive`
-    takes; the result equals ``cell_table(*encode_sensitive(...), ...)``. When
+    takes, or the call's :class:`~..utils._validation.SensitiveFeatures` (whose
+    encodings it asks for, and so shares); the result equals
+    ``cell_table(*encode_sensitive(...), ...)``. When
     every attribute is an integer or boolean numpy column of small range (or
     is encoded to few groups) and the combinations are few, the rows are
     counted block by block (:data:`_BLOCK_ROWS` rows at a time, so that the
@@ -240,24 +237,25 @@ def rows_cell_table(sensitive_features, n_samples, true_pos, pred_pos, weights=N
     length is made, and the groups are the values that occur. Otherwise the
     columns are encoded and keyed as :func:`cell_table` does.
     """
-    names, columns = sensitive_columns(sensitive_features, n_samples)
+    sensitive = as_sensitive(sensitive_features, n_samples)
+    names, columns = sensitive.names, sensitive.columns
     parts = []  # per attribute: (column to read, lowest value, span, its values or None)
-    for attr, col in zip(names, columns):
+    for k, col in enumerate(columns):
         bounds = small_int_bounds(col) if isinstance(col, np.ndarray) else None
         if bounds is not None:
             lo, hi = bounds
             parts.append((col, lo, hi - lo + 1, None))
         else:
-            code, values = encode_column(col, attr)
+            code, values = sensitive.encoded(k)
             parts.append((code.astype(np.min_scalar_type(values.shape[0] - 1)), 0, values.shape[0],
                           values))
     spans = [span for _, _, span, _ in parts]
     n_keys = prod(spans) * 4
     if n_keys > min(_DENSE_KEYS, 4 * n_samples + 1024):
         codes, groups = [], []
-        for attr, column, (code, _, _, values) in zip(names, columns, parts):
+        for k, (code, _, _, values) in enumerate(parts):
             if values is None:
-                code, values = encode_column(column, attr)
+                code, values = sensitive.encoded(k)
             codes.append(code.astype(np.intp, copy=False))
             groups.append(values)
         return cell_table(codes, names, groups, true_pos, pred_pos, weights)

@@ -115,8 +115,8 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
                     undefined_cells.append(f"{rate} of {name}={value}")
             row["compared"] = bool(compared[j])
             rows.append(row)
-            iv_rows.append({f"{rate}_{end}": float(bounds[rate][e][j])
-                            for rate in RATES for e, end in enumerate(("low", "high"))})
+            iv_rows.append({f"{rate}_{end}": float(getattr(bounds[rate], end)[j])
+                            for rate in RATES for end in ("low", "high")})
         if int(compared.sum()) < 2:
             messages.append(MSG_TOO_FEW_COMPARED.format(
                 attr=name, n=int(compared.sum()), size=min_group_size,
@@ -133,7 +133,8 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
             forms = GAP_FORMS if metric != "base_rate" else ("difference", "ratio")
             for form in forms:
                 row[f"{metric}_{form}"] = float(gaps[form])
-                row_iv[f"{metric}_{form}_low"], row_iv[f"{metric}_{form}_high"] = ivs[form]
+                row_iv[f"{metric}_{form}_low"] = ivs[form].low
+                row_iv[f"{metric}_{form}_high"] = ivs[form].high
             if metric == "base_rate":
                 continue
             row[f"{metric}_group_high"] = values[gaps["high"]] if gaps["high"] >= 0 else None
@@ -243,6 +244,6 @@ def _bootstrap_gaps(table, per_attribute, gap_iv, *, n_boot, confidence, rng):
         for column, parts in columns.items():
             if f"{column}_low" not in gap_iv[name]:
                 continue
-            low, high = percentile(np.concatenate(parts), confidence)
-            gap_iv[name][f"{column}_low"], gap_iv[name][f"{column}_high"] = \
-                float(low), float(high)
+            interval = percentile(np.concatenate(parts), confidence)
+            gap_iv[name][f"{column}_low"] = float(interval.low)
+            gap_iv[name][f"{column}_high"] = float(interval.high)

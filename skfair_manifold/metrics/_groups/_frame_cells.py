@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from ...utils._narwhals import collect, to_narwhals, to_numpy
+from ...utils._column_kind import column_kind
+from ...utils._narwhals import collect, missing_mask, to_narwhals, to_numpy
 from ...utils._validation import check_pair, encode_column
 from .._common import positive_masks
 from .._frames import (
@@ -36,9 +37,7 @@ def _label_classes(frame, true_col, pred_col):
     columns = []
     for name, column in (("y_true", true_col), ("y_pred", pred_col)):
         values = to_numpy(pairs[column])
-        missing = np.array([v is None or (isinstance(v, float) and v != v) for v in
-                            values.tolist()])
-        if missing.any():
+        if missing_mask(values).any():
             raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
         columns.append(values)
     return columns
@@ -110,7 +109,7 @@ def frame_cell_table(data, *, y_true, y_pred, sensitive_features, sample_weight=
         raise ValueError(MSG_NOT_COMPARABLE.format(value=favourable, true=schema[true_col],
                                                    pred=schema[pred_col]))
 
-    if kinds <= {"bool", "number"} and all(schema[c].is_integer() or schema[c] == nw.Boolean
+    if kinds <= {"bool", "number"} and all(column_kind(schema[c]) in ("int", "bool")
                                            for c in (true_col, pred_col)):
         # integer and boolean labels: the group-by keys on the labels themselves (the
         # engine's plain GROUP BY), and their distinct values come back with the table
@@ -173,7 +172,7 @@ def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metr
     labels = []
     for name, column, key in (("y_true", true_col, _YT), ("y_pred", pred_col, _YP)):
         values = to_numpy(cells[key])
-        if values.dtype == object:  # a missing label
+        if missing_mask(values).any():  # NaN among integers, None among booleans
             raise ValueError(MSG_LABEL_MISSING.format(name=name, column=column))
         labels.append(values)
     values_true, values_pred = check_pair(labels[0], labels[1])  # one per cell: small
@@ -185,17 +184,13 @@ def _by_labels(frame, true_col, pred_col, sensitive, weight_col, pos_label, metr
     return table, favourable, values_true.dtype.kind
 
 
+#: the labels' kinds the favourable class is compared with, by :func:`column_kind`
+_LABEL_KINDS = {"bool": "bool", "int": "number", "float": "number", "text": "text"}
+
+
 def _kind_of(dtype):
     """``"bool"``, ``"number"``, ``"text"`` or ``"other"`` for a narwhals dtype."""
-    import narwhals as nw
-
-    if dtype == nw.Boolean:
-        return "bool"
-    if dtype.is_numeric():
-        return "number"
-    if dtype in (nw.String, nw.Categorical, nw.Enum) or dtype == nw.String:
-        return "text"
-    return "other"
+    return _LABEL_KINDS.get(column_kind(dtype), "other")
 
 
 def _labels_pass(cells, numeric_rule):
@@ -242,9 +237,7 @@ def _table_of(cells, sensitive, weight_col, encode_column, indicators=None):
     codes, groups = [], []
     for column in sensitive:
         values = to_numpy(cells[column])
-        missing = np.array([v is None or (isinstance(v, float) and v != v)
-                            for v in values.tolist()]) if values.dtype.kind in "Of" else \
-            np.zeros(values.shape[0], dtype=bool)
+        missing = missing_mask(values)
         if missing.any():
             rows = int(count[missing].sum())
             raise ValueError(MSG_SENSITIVE_MISSING_FRAME.format(attr=column, count=rows))

@@ -32,6 +32,7 @@ Gaps and ratios between groups
 import numpy as np
 from scipy.special import ndtri
 
+from ...utils._interval import ConfidenceInterval
 from ._rates import rate_parts
 
 
@@ -43,7 +44,8 @@ def wilson_cc(successes, n, confidence):
     """Wilson's score interval with continuity correction, vectorised.
 
     ``successes`` and ``n`` may be non-integer (effective counts of weighted
-    data); ``n == 0`` gives nan bounds.
+    data); ``n == 0`` gives nan bounds. Returns a
+    :class:`~...utils._interval.ConfidenceInterval` of arrays.
     """
     x = np.asarray(successes, dtype=np.float64)
     n = np.asarray(n, dtype=np.float64)
@@ -60,7 +62,7 @@ def wilson_cc(successes, n, confidence):
     low = np.where(x <= 0, 0.0, np.clip(low, 0.0, 1.0))
     high = np.where(x >= n, 1.0, np.clip(high, 0.0, 1.0))
     bad = ~(n > 0)
-    return np.where(bad, np.nan, low), np.where(bad, np.nan, high)
+    return ConfidenceInterval(np.where(bad, np.nan, low), np.where(bad, np.nan, high))
 
 
 def rate_interval(weight, weight_sq, rate, confidence):
@@ -77,13 +79,13 @@ def gap_intervals(weight, weight_sq, total_weight, total_weight_sq, rate, compar
     """Simultaneous intervals of the four gap forms of ``rate`` over the ``compared`` groups.
 
     ``weight`` and ``weight_sq`` are per-group sums (g, 2, 2), the totals
-    (2, 2). Returns a dict ``form -> (low, high)``; nan where fewer than two
-    groups with a defined rate are compared.
+    (2, 2). Returns a dict ``form -> ConfidenceInterval`` (floats); nan where
+    fewer than two groups with a defined rate are compared.
     """
     num, den = rate_parts(weight, rate)
     defined = compared & (den > 0)
     n_groups = int(defined.sum())
-    nan = (np.nan, np.nan)
+    nan = ConfidenceInterval(np.nan, np.nan)
     if n_groups < 2:
         return {"difference": nan, "difference_to_overall": nan, "ratio": nan,
                 "ratio_to_overall": nan}
@@ -91,9 +93,10 @@ def gap_intervals(weight, weight_sq, total_weight, total_weight_sq, rate, compar
     low, high = rate_interval(weight, weight_sq, rate, level)
     low, high = low[defined], high[defined]
     out = {
-        "difference": (max(0.0, low.max() - high.min()), high.max() - low.min()),
-        "ratio": (low.min() / high.max() if high.max() > 0 else np.nan,
-                  min(1.0, high.min() / low.max()) if low.max() > 0 else 1.0),
+        "difference": ConfidenceInterval(max(0.0, low.max() - high.min()),
+                                         high.max() - low.min()),
+        "ratio": ConfidenceInterval(low.min() / high.max() if high.max() > 0 else np.nan,
+                                    min(1.0, high.min() / low.max()) if low.max() > 0 else 1.0),
     }
     if n_groups == 2:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -108,16 +111,17 @@ def gap_intervals(weight, weight_sq, total_weight, total_weight_sq, rate, compar
     o_low, o_high = float(o_low), float(o_high)
     dev_low = np.maximum(np.maximum(low - o_high, o_low - high), 0.0)
     dev_high = np.maximum(high - o_low, o_high - low)
-    out["difference_to_overall"] = (float(dev_low.max()), float(dev_high.max()))
+    out["difference_to_overall"] = ConfidenceInterval(float(dev_low.max()),
+                                                      float(dev_high.max()))
     with np.errstate(divide="ignore", invalid="ignore"):
         r_low = np.minimum(np.where(o_high > 0, low / o_high, np.nan),
                            np.where(high > 0, o_low / high, np.nan))
         overlap = (low <= o_high) & (o_low <= high)
         r_high = np.where(overlap, 1.0,
                           np.where(high < o_low, high / o_low, o_high / low))
-    out["ratio_to_overall"] = (float(np.nanmin(r_low)) if np.isfinite(r_low).any() else np.nan,
-                               float(np.min(r_high)))
-    return {form: (float(a), float(b)) for form, (a, b) in out.items()}
+    out["ratio_to_overall"] = ConfidenceInterval(
+        float(np.nanmin(r_low)) if np.isfinite(r_low).any() else np.nan, float(np.min(r_high)))
+    return {form: ConfidenceInterval(float(a), float(b)) for form, (a, b) in out.items()}
 
 
 def _two_groups(p, low, high, box):
@@ -126,7 +130,8 @@ def _two_groups(p, low, high, box):
     interval of the largest minus the smallest and of the smallest over the largest.
 
     Narrower than the simultaneous box for two groups at the same coverage; where a bound
-    is undefined (a rate of 0 in a denominator) the box's bound is kept.
+    is undefined (a rate of 0 in a denominator) the box's bound is kept. Returns a dict
+    ``form -> ConfidenceInterval``.
     """
     a, b = (0, 1) if p[0] <= p[1] else (1, 0)  # a: the lower observed rate
     pa, pb, la, lb, ua, ub = p[a], p[b], low[a], low[b], high[a], high[b]
@@ -134,9 +139,9 @@ def _two_groups(p, low, high, box):
     d_low = d - np.sqrt((pb - lb) ** 2 + (ua - pa) ** 2)
     d_high = d + np.sqrt((ub - pb) ** 2 + (pa - la) ** 2)
     if d_low >= 0:
-        difference = (d_low, d_high)
+        difference = ConfidenceInterval(d_low, d_high)
     else:
-        difference = (0.0, max(-d_low, d_high))
+        difference = ConfidenceInterval(0.0, max(-d_low, d_high))
     with np.errstate(divide="ignore", invalid="ignore"):
         ab = pa * pb
         r_low = (ab - np.sqrt(max(ab * ab - la * ub * (2 * pa - la) * (2 * pb - ub), 0.0))) \
@@ -150,11 +155,11 @@ def _two_groups(p, low, high, box):
     # the ratio of the true rates in the observed order is in [r_low, r_high]; the smallest
     # over the largest is that ratio, or its inverse above 1
     if r_high <= 1:
-        ratio = (r_low, r_high)
+        ratio = ConfidenceInterval(r_low, r_high)
     elif r_low >= 1:
-        ratio = (1.0 / r_high, 1.0 / r_low)
+        ratio = ConfidenceInterval(1.0 / r_high, 1.0 / r_low)
     else:
-        ratio = (min(r_low, 1.0 / r_high), 1.0)
+        ratio = ConfidenceInterval(min(r_low, 1.0 / r_high), 1.0)
     return {"difference": difference, "ratio": ratio}
 
 

@@ -76,6 +76,7 @@ import numpy as np
 from sklearn.utils import Bunch, check_random_state
 
 from ...distances._rows import apply_min_max
+from ...utils._interval import ConfidenceInterval
 from .._bootstrap import percentile
 
 #: Replicate counts held at once: ``chunk * n_samples`` integers at most.
@@ -247,8 +248,8 @@ def row_bootstrap(row_true, row_pred, *, n_boot, confidence=0.95, random_state=N
     Returns
     -------
     row_ci : Bunch
-        ``d_avg``, ``d_f_avg``, ``hfm_avg``: ``(low, high)`` over the
-        attributes (Eq. 7, 8b); ``per_attribute``: the same keys as arrays of
+        ``d_avg``, ``d_f_avg``, ``hfm_avg``: a ``ConfidenceInterval(low, high)``
+        over the attributes (Eq. 7, 8b); ``per_attribute``: the same keys as arrays of
         shape (n_attributes, 2); ``n_boot``, ``confidence``, ``method``,
         ``estimand`` (in words; see the module's notes) and ``maxima`` (why
         the max forms have none).
@@ -294,8 +295,9 @@ def row_bootstrap(row_true, row_pred, *, n_boot, confidence=0.95, random_state=N
         return np.column_stack([low, high])
 
     return Bunch(
-        d_avg=(float(lt), float(ht)), d_f_avg=(float(lp), float(hp)),
-        hfm_avg=(float(lh), float(hh)),
+        d_avg=ConfidenceInterval(float(lt), float(ht)),
+        d_f_avg=ConfidenceInterval(float(lp), float(hp)),
+        hfm_avg=ConfidenceInterval(float(lh), float(hh)),
         per_attribute=Bunch(d_avg=pairs(low_t, high_t), d_f_avg=pairs(low_p, high_p),
                             hfm_avg=pairs(low_h, high_h)),
         n_boot=int(n_boot), confidence=float(confidence),

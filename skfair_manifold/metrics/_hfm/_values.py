@@ -8,6 +8,7 @@ import numpy as np
 from sklearn.utils import Bunch
 
 from ...distances._rows import row_distances
+from ...utils._interval import ConfidenceInterval
 from ...utils._sizes import MAX_BOOT, check_size
 from .._common import UndefinedFairnessWarning
 from ._bootstrap import hfm_row_intervals, log_ratio as _log_ratio
@@ -75,7 +76,7 @@ def _warn_undefined(name, d, d_f, attr=""):
 
 
 def _pair(low, high):
-    return (float(low), float(high))
+    return ConfidenceInterval(float(low), float(high))
 
 
 def _pairs(low, high):
@@ -120,14 +121,17 @@ def _log_ratio_interval(num, den, var_num, var_den, cov, z):
     safe_num, safe_den = np.where(ok, num, 1.0), np.where(ok, den, 1.0)
     var = var_num / safe_num ** 2 + var_den / safe_den ** 2 - 2 * cov / (safe_num * safe_den)
     half = z * np.sqrt(np.maximum(var, 0.0))
-    return np.where(ok, centre - half, np.nan), np.where(ok, centre + half, np.nan)
+    return ConfidenceInterval(np.where(ok, centre - half, np.nan),
+                              np.where(ok, centre + half, np.nan))
 
 
 def _summary(rows, stats, names, method, extras):
     """Eq. 6-8 and their intervals from the engine's statistics of the distances.
 
     The exact engine's statistics have zero-width intervals, so every pair
-    of ``ci`` is ``(value, value)`` there.
+    of ``ci`` is ``(value, value)`` there. ``ci`` holds a
+    :class:`~...utils._interval.ConfidenceInterval` per value, ``per_attribute.ci``
+    an array of shape (n_attributes, 2) per value (low, high in its columns).
     """
     z = stats.z
     max_low, max_high = stats.max_low, stats.max_high

@@ -28,7 +28,8 @@ limits for skewed values at a few rows, are stated in the User Guide.
 import numpy as np
 from scipy import stats
 
-from ...utils._validation import encode_sensitive
+from ...utils._interval import ConfidenceInterval
+from ...utils._validation import as_sensitive
 from .._groups._cells import combine_groups
 
 #: the per-row quantities whose group means are compared, in the tables' order
@@ -39,12 +40,14 @@ QUANTITIES = ("mean_prediction", "mean_target", "mean_absolute_error",
 def row_groups(sensitive_features, n_samples, *, intersect):
     """``(codes, names, groups)`` of the rows, one attribute per column or their combinations.
 
-    :func:`~skfair_manifold.utils._validation.encode_sensitive`'s encoding;
+    :func:`~skfair_manifold.utils._validation.encode_sensitive`'s encoding (the
+    call's :class:`~skfair_manifold.utils._validation.SensitiveFeatures` is read as it is);
     with ``intersect`` and several attributes, one attribute ``"a & b"`` whose
     groups join their values, ordered by the attributes' codes (as the cell
     table's ``intersect``).
     """
-    codes, names, groups = encode_sensitive(sensitive_features, n_samples)
+    sensitive = as_sensitive(sensitive_features, n_samples)
+    codes, names, groups = sensitive.codes, sensitive.names, sensitive.groups
     if intersect and len(codes) > 1:
         code, labels, name = combine_groups(np.column_stack(codes), groups, names)
         codes, names, groups = [code], [name], [labels]
@@ -94,12 +97,12 @@ def mean_intervals(mean, var, n_eff, level):
     with np.errstate(divide="ignore", invalid="ignore"):
         df = np.where(n_eff > 1, n_eff - 1, np.nan)
         half = stats.t.ppf(0.5 + level / 2, df) * np.sqrt(var / n_eff)
-    return mean - half, mean + half
+    return ConfidenceInterval(mean - half, mean + half)
 
 
 def rmse_bounds(low, high):
     """Bounds of the root of a mean squared error from those of the mean (clipped at 0)."""
-    return np.sqrt(np.clip(low, 0.0, None)), np.sqrt(np.clip(high, 0.0, None))
+    return ConfidenceInterval(np.sqrt(np.clip(low, 0.0, None)), np.sqrt(np.clip(high, 0.0, None)))
 
 
 def gap_of(mean, low, high, compared):

@@ -20,7 +20,7 @@ lazy frame and the report says so in its warnings.
 
 import numpy as np
 
-from ...utils._narwhals import collect, to_narwhals, to_numpy
+from ...utils._narwhals import collect, missing_mask, to_narwhals, to_numpy
 from ...utils._validation import encode_column
 from .._frames import _W, _YP, _YT, _checked_names
 from .._groups._cells import combine_groups
@@ -133,7 +133,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     keys = {}
     for column in sensitive:
         values = to_numpy(cells[column])
-        if values.dtype == object and any(v is None for v in values):
+        if missing_mask(values).any():
             raise ValueError(MSG_FRAME_SENSITIVE_MISSING.format(column=column))
         keys[column] = values
     if weight is None:

@@ -19,6 +19,7 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from ... import __version__
+from ...utils._narwhals import is_lazy
 from ...utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ...utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ...utils._summary_row import ALL_ATTRIBUTES
@@ -30,17 +31,11 @@ from ...utils._typing import (
     SensitiveLike,
 )
 from .._common import UndefinedFairnessWarning
-from .._frames import (
-    MSG_NEED_DATA,
-    FrameConstraint,
-    frame_columns,
-    is_lazy,
-    refuse_rows,
-)
+from .._frames import MSG_NEED_DATA, FrameConstraint, eager_inputs, refuse_rows
 from .._groups._engine import FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
 from .._groups._frame_cells import frame_cell_table
 from .._groups._rates import GAP_RATES, RATES
-from .._risk import discriminative_risk
+from .._risk import column_risk
 from ._continuous import RegressionReport, continuous_report
 from ._hfm_section import _hfm_section
 from ._object import FairnessReport, headline
@@ -295,7 +290,7 @@ str, int or list
     lazy = data is not None and is_lazy(data)
     columns = {"label": y_true, "prediction": y_pred} if data is not None else None
     if data is not None and not lazy:  # an eager frame: its columns, then the rows' path
-        y_true, y_pred, sensitive_features, sample_weight = frame_columns(
+        y_true, y_pred, sensitive_features, sample_weight = eager_inputs(
             data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
             sample_weight=sample_weight)
     elif data is None:
@@ -346,8 +341,7 @@ str, int or list
     hfm = hfm_bunch = hfm_features = hfm_witnesses = None
     if X is not None:
         hfm, hfm_bunch, hfm_features, hfm_witnesses = _hfm_section(
-            rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["A"], attributes,
-            rows["positions"], estimator,
+            rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["sensitive"], estimator,
             {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT),
              "confidence": confidence, **(hfm_options or {})},
             caught, parts.summary_label)
@@ -357,8 +351,11 @@ str, int or list
         import pandas as pd
 
         options = {"random_state": seed, **(dr_options or {})}
-        values = {name: discriminative_risk(estimator, X, sensitive=[p], **options)
-                  for name, p in zip(attributes, rows["positions"])}
+        sensitive = rows["sensitive"]  # the columns of X, found and encoded once
+        values = {name: column_risk(estimator, X, [sensitive.positions[k]],
+                                    [sensitive.x_names[k]], encoded=[sensitive.encoded(k)],
+                                    **options)
+                  for k, name in enumerate(attributes)}
         values[parts.summary_label] = float(np.mean(list(values.values())))
         dr = pd.Series(values, name="discriminative_risk")
 

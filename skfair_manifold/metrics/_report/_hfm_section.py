@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from ...utils._interval import ConfidenceInterval
 from ...utils._pipeline import _is_pipeline, transformed_features
 from ...utils._summary_row import ALL_ATTRIBUTES
 from ...utils._validation import is_dataframe
@@ -13,15 +14,19 @@ from .._common import UndefinedFairnessWarning
 from .._hfm._metrics import hfm_report as _hfm_report
 from .._hfm._witnesses import witness_records
 
+#: an attribute without an interval, or with an exact value
+_NO_INTERVAL = ConfidenceInterval(np.nan, np.nan)
 
-def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, options,
-                 caught, label):
+
+def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label):
     """HFM per attribute on the features the model sees.
 
-    Returns (frame, bunch, features, witnesses): ``witnesses`` as
-    :func:`~._hfm_witnesses.witness_records` gives them.
+    ``sensitive`` is the call's :class:`~...utils._validation.SensitiveFeatures`
+    (HFM reads its encoding). Returns (frame, bunch, features, witnesses):
+    ``witnesses`` as :func:`~.._hfm._witnesses.witness_records` gives them.
     """
     features = None
+    positions = sensitive.positions
     if estimator is not None:
         if _is_pipeline(estimator):
             dropped = [list(X.columns)[p] for p in positions] if is_dataframe(X) else positions
@@ -31,7 +36,7 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
         features = [str(c) for c in X_hfm.columns]
     with warnings.catch_warnings(record=True) as hfm_caught:
         warnings.simplefilter("always", UndefinedFairnessWarning)
-        bunch = _hfm_report(y_true, y_pred, X=X_hfm, sensitive_features=A, **options)
+        bunch = _hfm_report(y_true, y_pred, X=X_hfm, sensitive_features=sensitive, **options)
     for item in hfm_caught:
         if issubclass(item.category, UndefinedFairnessWarning):
             caught.append(str(item.message))
@@ -40,7 +45,7 @@ def _hfm_section(y_true, y_pred, X, X_hfm, A, attributes, positions, estimator, 
     witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
                                 feature_names=features, scale=options.get("scale", True))
     witnesses["method"] = bunch.method
-    return _hfm_frame(bunch, attributes, label), bunch, features, witnesses
+    return _hfm_frame(bunch, sensitive.names, label), bunch, features, witnesses
 
 
 def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
@@ -52,53 +57,35 @@ def _hfm_frame(report, names, label=ALL_ATTRIBUTES):
     rows = {str(name): {q: float(per[q][k]) for q in quantities} for k, name in enumerate(names)}
     rows[label] = {q: float(report[q]) for q in quantities}
     frame = pd.DataFrame.from_dict(rows, orient="index")
-    ci = getattr(report, "ci", None) if not isinstance(report, dict) else report.get("ci")
+    ci = report.get("ci")  # hfm_report's: a ConfidenceInterval per value
     if ci is not None:
+        per_ci = per.get("ci") or {}  # an array (n_attributes, 2) per value
         for q in quantities:
-            overall = _pair(_get(ci, q))
-            per_ci = _get(_get(_get(report, "per_attribute"), "ci"), q)  # per_attribute.ci
-            if overall is None:
+            if ci.get(q) is None:
                 continue
-            pairs = [_pair(None if per_ci is None else _index(per_ci, k))
-                     for k in range(len(names))] + [overall]
+            intervals = [_interval(per_ci.get(q), k) for k in range(len(names))]
+            intervals.append(ConfidenceInterval(*map(float, ci[q])))
             # An exact value (the exact engine, a maximum checked to the end) is a
             # value, not a zero-width interval: nan, shown as the value alone.
-            pairs = [(np.nan, np.nan) if pair is None or pair[0] == pair[1] else pair
-                     for pair in pairs]
-            if all(np.isnan(pair[0]) for pair in pairs):
+            intervals = [_NO_INTERVAL if iv.low == iv.high else iv for iv in intervals]
+            if all(np.isnan(iv.low) for iv in intervals):
                 continue
-            frame[f"{q}_low"] = [pair[0] for pair in pairs]
-            frame[f"{q}_high"] = [pair[1] for pair in pairs]
-    row_ci = _get(report, "row_ci")
+            frame[f"{q}_low"] = [iv.low for iv in intervals]
+            frame[f"{q}_high"] = [iv.high for iv in intervals]
+    row_ci = report.get("row_ci")
     if row_ci is not None:  # sampling of the rows (hfm_report's n_boot)
         for q in ("d_avg", "d_f_avg", "hfm_avg"):
-            per_rows = np.asarray(_get(_get(row_ci, "per_attribute"), q), dtype=np.float64)
-            overall = _get(row_ci, q)
-            frame[f"{q}_rows_low"] = [*per_rows[:, 0], overall[0]]
-            frame[f"{q}_rows_high"] = [*per_rows[:, 1], overall[1]]
+            intervals = [_interval(row_ci["per_attribute"][q], k) for k in range(len(names))]
+            intervals.append(ConfidenceInterval(*row_ci[q]))
+            frame[f"{q}_rows_low"] = [iv.low for iv in intervals]
+            frame[f"{q}_rows_high"] = [iv.high for iv in intervals]
     frame.index.name = "attribute"
     return frame
 
 
-def _get(obj, key):
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(key)
-    return getattr(obj, key, None)
-
-
-def _index(obj, k):
-    arr = np.asarray(obj, dtype=np.float64)
-    if arr.ndim == 2 and arr.shape[1] == 2:  # (n_attributes, 2)
-        return arr[k]
-    if arr.ndim == 2 and arr.shape[0] == 2:  # (2, n_attributes)
-        return arr[:, k]
-    return None
-
-
-def _pair(obj):
-    if obj is None:
-        return None
-    arr = np.asarray(obj, dtype=np.float64).reshape(-1)
-    return (float(arr[0]), float(arr[1])) if arr.shape[0] == 2 else None
+def _interval(per_attribute, k):
+    """Attribute ``k``'s interval of an array (n_attributes, 2) of hfm_report (or none)."""
+    if per_attribute is None:
+        return _NO_INTERVAL
+    low, high = np.asarray(per_attribute, dtype=np.float64)[k]
+    return ConfidenceInterval(float(low), float(high))

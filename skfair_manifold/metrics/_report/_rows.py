@@ -1,4 +1,4 @@
-"""The report's in-memory rows: checked once, the sensitive columns found in X, the cell table."""
+"""The report's in-memory rows: checked once, the sensitive features resolved once, the table."""
 
 from __future__ import annotations
 
@@ -7,14 +7,7 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...utils._validation import (
-    check_pair,
-    check_sample_weight,
-    is_dataframe,
-    is_series,
-    resolve_columns,
-    split_columns,
-)
+from ...utils._validation import as_sensitive, check_pair, check_sample_weight, names_in_X
 from .._groups._cells import rows_cell_table
 from .._common import positive_masks
 
@@ -40,21 +33,6 @@ def _is_column_reference(value, n_samples):
                     for v in value))
 
 
-def _names_in_X(A, X):
-    """The names of ``A``'s columns when ``A`` is a named Series or DataFrame whose every
-    column is a column of the DataFrame ``X``; else None."""
-    if X is None or not is_dataframe(X):
-        return None
-    if is_dataframe(A):
-        names = list(A.columns)
-    elif is_series(A) and getattr(A, "name", None) is not None:
-        names = [A.name]
-    else:
-        return None
-    columns = list(X.columns)
-    return names if names and all(n in columns for n in names) else None
-
-
 def _column_name(values, default):
     name = getattr(values, "name", None)
     return default if name is None else str(name)
@@ -69,7 +47,13 @@ def _favourable(pos_label, y_true):
 
 def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sample_weight,
                 random_state):
-    """The cell table of in-memory rows, and what HFM and DR need of the rows."""
+    """The cell table of in-memory rows, and what HFM and DR need of the rows.
+
+    The sensitive features are resolved once, into the call's
+    :class:`~...utils._validation.SensitiveFeatures` (``rows["sensitive"]``):
+    the cell table, HFM, DR and the scores read it, and each attribute is
+    encoded once.
+    """
     names_given = {"label": _column_name(y_true, "y_true"),
                    "prediction": _column_name(y_pred, "y_pred")}
     y_true, y_pred = check_pair(y_true, y_pred)
@@ -79,20 +63,19 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
     rng = check_random_state(random_state)
     seed = int(rng.randint(np.iinfo(np.int32).max))
 
-    X_hfm, positions, A = X, None, sensitive_features
-    named = _names_in_X(sensitive_features, X)
-    if _is_column_reference(sensitive_features, n) or named is not None:
-        if X is None:
-            raise ValueError(MSG_X_NEEDED.format(got=sensitive_features))
-        positions, _ = resolve_columns(X, named if named is not None else sensitive_features)
-        A, X_hfm = split_columns(X, positions, drop=True)
-    elif estimator is not None:
+    named, every = names_in_X(sensitive_features, X)  # a named Series or frame of X's
+    from_X = _is_column_reference(sensitive_features, n) or every
+    if from_X and X is None:
+        raise ValueError(MSG_X_NEEDED.format(got=sensitive_features))
+    if not from_X and estimator is not None:
         raise ValueError(MSG_DR_NEEDS_COLUMNS.format(got=type(sensitive_features).__name__))
+    sensitive = as_sensitive(named if every else sensitive_features, n,
+                             X=X if from_X else None)
     if estimator is not None and X is None:
         raise ValueError("estimator= needs X, the rows the estimator predicts.")
 
-    table = rows_cell_table(A, n, true_pos, pred_pos, weights)
+    table = rows_cell_table(sensitive, n, true_pos, pred_pos, weights)
     rows = {"names_given": names_given, "weighted": weights is not None, "weights": weights,
-            "y_true": y_true,
-            "y_pred": y_pred, "X_hfm": X_hfm, "A": A, "positions": positions}
+            "y_true": y_true, "y_pred": y_pred, "X_hfm": sensitive.rest if from_X else X,
+            "sensitive": sensitive}
     return table, _favourable(pos_label, y_true), rng, seed, rows

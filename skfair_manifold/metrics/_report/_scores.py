@@ -21,7 +21,9 @@ groups behind them.
 import numpy as np
 from scipy import stats
 
-from .._frames import MSG_NEED_DATA, refuse_rows, to_narwhals
+from ...utils._interval import ConfidenceInterval
+from ...utils._narwhals import to_narwhals
+from .._frames import MSG_NEED_DATA, refuse_rows
 from .._regression._engine import row_groups
 from .._regression._inputs import continuous_column
 
@@ -50,7 +52,7 @@ def weighted_auc(score, positive, weights):
 def auc_interval(auc, n_pos, n_neg, confidence):
     """Hanley and McNeil's interval of an AUC, on the logit scale (inside (0, 1))."""
     if not (np.isfinite(auc) and n_pos > 0 and n_neg > 0):
-        return np.nan, np.nan
+        return ConfidenceInterval(np.nan, np.nan)
     a = min(max(auc, 0.5 / (n_pos * n_neg)), 1 - 0.5 / (n_pos * n_neg))
     q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
     var = (a * (1 - a) + (n_pos - 1) * (q1 - a * a) + (n_neg - 1) * (q2 - a * a)) \
@@ -58,7 +60,8 @@ def auc_interval(auc, n_pos, n_neg, confidence):
     z = stats.norm.ppf(0.5 + confidence / 2)
     half = z * np.sqrt(max(var, 0.0)) / (a * (1 - a))
     centre = np.log(a / (1 - a))
-    return float(1 / (1 + np.exp(-(centre - half)))), float(1 / (1 + np.exp(-(centre + half))))
+    return ConfidenceInterval(float(1 / (1 + np.exp(-(centre - half)))),
+                              float(1 / (1 + np.exp(-(centre + half)))))
 
 
 def reliability(score, positive, weights, n_bins):
@@ -143,7 +146,7 @@ def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence
     n = report.options["n_samples"]
     score = score_column(y_score, n)
     true_pos = np.asarray(rows["y_true"] == favourable)
-    codes, names, groups = row_groups(rows["A"], n, intersect=intersect)
+    codes, names, groups = row_groups(rows["sensitive"], n, intersect=intersect)
     report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
         score, true_pos, codes, names, groups, rows.get("weights"), confidence=confidence,
         n_bins=SCORE_BINS, min_group_size=min_group_size)

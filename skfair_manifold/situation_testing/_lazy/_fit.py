@@ -53,7 +53,7 @@ import weakref
 
 import numpy as np
 
-from ...utils._narwhals import collect, is_lazy, schema_names, to_narwhals, to_numpy
+from ...utils._narwhals import collect, schema_names, to_narwhals, to_numpy
 from .._checks import check_k, fit_params_of, learn_decisions, protected_code
 from .._constants import MSG_LAZY_ROWS, MSG_NO_ARC, MSG_SINGLE_GROUP  # noqa: F401
 from .._fitted import FittedAudit
@@ -63,7 +63,7 @@ from .._selection._cbn import CBNSelector
 from .._selection._methods import MSG_TOO_MANY_LEVELS
 from .._selection._structure import graph_to_parents
 
-__all__ = ["STRUCTURE_SAMPLE", "fit_frame", "is_lazy_frame"]
+__all__ = ["STRUCTURE_SAMPLE", "fit_frame"]
 
 #: rows of the sample the structure search runs on when no graph is given (see fit_frame)
 STRUCTURE_SAMPLE = 200_000
@@ -104,11 +104,6 @@ MSG_LAZY_NOT_FITTED_ON_FRAME = (
 
 #: the count column of the cell query (chosen not to clash with the user's)
 _COUNT = "__skfm_st_count"
-
-
-def is_lazy_frame(X):
-    """True when ``X`` is a frame that narwhals takes as lazy (no rows in memory)."""
-    return is_lazy(X)
 
 
 class FrameFit:

@@ -24,6 +24,8 @@ bound, ``diff_upper`` the upper; together they form a two-sided
 import numpy as np
 from scipy import stats
 
+from ...utils._interval import ConfidenceInterval
+
 BOUNDS = ("newcombe", "wald")
 
 
@@ -49,7 +51,8 @@ def diff_bounds(p1, n1, p2, n2, *, alpha, method):
 
     Returns
     -------
-    lower, upper : ndarray
+    bounds : ConfidenceInterval
+        ``(low, high)``: the lower and the upper bound, arrays.
     """
     z = stats.norm.ppf(1.0 - alpha)
     p1, p2 = np.clip(p1, 0.0, 1.0), np.clip(p2, 0.0, 1.0)
@@ -57,9 +60,9 @@ def diff_bounds(p1, n1, p2, n2, *, alpha, method):
     with np.errstate(invalid="ignore", divide="ignore"):
         if method == "wald":
             se = np.sqrt(p1 * (1 - p1) / n1 + p2 * (1 - p2) / n2)
-            return diff - z * se, diff + z * se
+            return ConfidenceInterval(diff - z * se, diff + z * se)
         l1, u1 = _wilson(p1, n1, z)
         l2, u2 = _wilson(p2, n2, z)
         lower = diff - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
         upper = diff + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
-    return lower, upper
+    return ConfidenceInterval(lower, upper)

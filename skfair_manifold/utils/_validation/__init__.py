@@ -26,7 +26,10 @@ The modules, one job each:
 ``_encoding``
     sensitive columns as integer group codes;
 ``_columns``
-    column names and positions: resolution, suggestions, the split of ``X``.
+    column names and positions: resolution, suggestions, the split of ``X``;
+``_sensitive``
+    the sensitive features of one call, resolved and encoded once
+    (``SensitiveFeatures``).
 """
 
 from ._messages import (  # noqa: F401
@@ -54,11 +57,13 @@ from ._messages import (  # noqa: F401
     MSG_WEIGHT_INVALID,
     MSG_WEIGHT_NON_NUMERIC,
 )
+from .._narwhals import (  # noqa: F401
+    is_dataframe,
+    is_series,
+)
 from ._frames import (  # noqa: F401
     as_pandas_frame,
     frame_columns,
-    is_dataframe,
-    is_series,
     pandas_columns,
 )
 from ._features import (  # noqa: F401
@@ -89,10 +94,17 @@ from ._columns import (  # noqa: F401
     resolve_columns,
     split_columns,
 )
+from ._sensitive import (  # noqa: F401
+    SensitiveFeatures,
+    as_sensitive,
+    names_in_X,
+)
 
 __all__ = [
+    "SensitiveFeatures",
     "as_column_list",
     "as_pandas_frame",
+    "as_sensitive",
     "check_features",
     "check_label",
     "check_pair",
@@ -108,6 +120,7 @@ __all__ = [
     "is_series",
     "label_coordinates",
     "locate_column",
+    "names_in_X",
     "resolve_columns",
     "sensitive_columns",
     "split_columns",

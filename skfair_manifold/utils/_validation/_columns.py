@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from ._frames import _narwhals, is_dataframe
+from .._narwhals import eager, is_dataframe
 from ._messages import MSG_COLUMN_LIST_STRING, MSG_COLUMN_MISSING, MSG_COLUMN_TWICE, MSG_NO_COLUMNS
 
 
@@ -55,7 +55,7 @@ def resolve_columns(X, columns, *, name="sensitive"):
     if not cols:
         raise ValueError(MSG_NO_COLUMNS.format(name=name))
     has_names = is_dataframe(X)
-    names_in = list(_narwhals(X).columns) if has_names else \
+    names_in = list(eager(X).columns) if has_names else \
         list(range(np.shape(X)[1] if np.ndim(X) == 2 else 0))
     positions = []
     for col in cols:
@@ -80,7 +80,7 @@ def split_columns(X, positions, *, drop):
     DataFrames stay DataFrames of their own library.
     """
     if is_dataframe(X):
-        frame = _narwhals(X)
+        frame = eager(X)
         names = list(frame.columns)
         chosen = [names[p] for p in positions]
         A = frame.select(chosen).to_native()

@@ -2,14 +2,8 @@
 
 import numpy as np
 
-from ._features import _missing_mask
-from ._frames import (
-    _is_pandas_frame,
-    _narwhals,
-    _needs_positional,
-    _series_to_numpy,
-    pandas_columns,
-)
+from .._narwhals import eager, eager_columns, missing_mask, to_numpy
+from ._frames import _is_pandas_frame, _needs_positional, pandas_columns
 from ._labels import _kind, _type_names
 from ._messages import (
     MSG_COMPLEX,
@@ -88,20 +82,20 @@ def encode_column(col, attr, *, min_groups=2):
         codes = None
         if col.dtype == object and pd.api.types.infer_dtype(col, skipna=True) in (
                 "mixed", "mixed-integer"):  # pandas would order "a" and 1 silently
-            return encode_column(_series_to_numpy(_narwhals(col)), attr, min_groups=min_groups)
+            return encode_column(to_numpy(eager(col)), attr, min_groups=min_groups)
         try:
             codes, values = pd.factorize(col, sort=True)
         except TypeError:
             pass
         if codes is None or (codes.size and codes.min() < 0):
-            return encode_column(_series_to_numpy(_narwhals(col)), attr, min_groups=min_groups)
+            return encode_column(to_numpy(eager(col)), attr, min_groups=min_groups)
         values = np.asarray(values)
         codes = codes.astype(np.intp, copy=False)
     else:
         if col.dtype.kind == "c":
             raise TypeError(MSG_COMPLEX.format(name=f"sensitive attribute {attr!r}",
                                                dtype=col.dtype))
-        missing = _missing_mask(col)
+        missing = missing_mask(col)
         if missing.any():
             raise ValueError(MSG_SENSITIVE_MISSING.format(
                 attr=attr, count=int(missing.sum()), row=int(np.flatnonzero(missing)[0])))
@@ -162,25 +156,18 @@ def sensitive_columns(sensitive_features, n_samples, *, name="sensitive_features
     :func:`encode_column` takes.
     """
     A = sensitive_features
-    frame = _narwhals(A) if not (_is_pandas_frame(A) and _needs_positional(A)) else None
+    frame = eager(A) if not (_is_pandas_frame(A) and _needs_positional(A)) else None
     if frame is None and _is_pandas_frame(A):  # MultiIndex or non-text column names
         names, native = pandas_columns(A, name, flatten=True)
         columns = [s.to_numpy() if s.dtype.kind in "biu" else s.rename(None)
                    for s in native]
     elif frame is not None:
-        import narwhals as nw
-
-        if isinstance(frame, nw.Series):
-            names = [frame.name if frame.name is not None else 0]
-            series = [frame]
-        else:
-            names = list(frame.columns)
-            series = [frame[c] for c in names]
+        names, series = eager_columns(frame)
         if type(A).__module__.startswith("pandas"):
             native = [s.to_native() for s in series]
             columns = [s.to_numpy() if s.dtype.kind in "biu" else s for s in native]
         else:
-            columns = [_series_to_numpy(s) for s in series]
+            columns = [to_numpy(s) for s in series]
     else:
         arr = np.asarray(A) if not isinstance(A, np.ndarray) else A
         if arr.ndim == 1:

@@ -1,10 +1,10 @@
 """The features ``X`` checked: numeric, finite and complete, as a C-contiguous float64 array."""
 
-import numbers
-
 import numpy as np
 
-from ._frames import _is_pandas_frame, _object_missing, frame_columns, is_dataframe
+from .._column_kind import NUMBER_KINDS, column_kind
+from .._narwhals import is_dataframe, missing_mask, object_missing
+from ._frames import _is_pandas_frame, frame_columns
 from ._messages import (
     MSG_COMPLEX,
     MSG_EMPTY,
@@ -14,18 +14,6 @@ from ._messages import (
     MSG_NON_NUMERIC_COLUMNS,
     MSG_NOT_2D,
 )
-
-
-def _missing_mask(col):
-    if col.dtype.kind == "f":
-        return np.isnan(col)
-    if col.dtype.kind == "c":
-        return np.isnan(col.real) | np.isnan(col.imag)
-    if col.dtype.kind in "mM":
-        return np.isnat(col)
-    if col.dtype == object:
-        return _object_missing(col)
-    return np.zeros(col.shape[0], dtype=bool)
 
 
 def _raise_missing(mask, name, where=""):
@@ -42,12 +30,7 @@ def _example(values):
 
 def _numeric_object_column(col):
     """An object column of numbers (and bools) as float64, or None if it holds others."""
-    try:
-        kinds = {type(v) for v in col.tolist()}
-    except AttributeError:
-        return None
-    if all(issubclass(k, (numbers.Real, np.bool_)) and not issubclass(k, (str, bytes))
-           for k in kinds):
+    if column_kind(col) in (*NUMBER_KINDS, "empty"):
         return col.astype(np.float64)
     return None
 
@@ -67,7 +50,7 @@ def check_features(X, *, name="X"):
             raise ValueError(MSG_NOT_2D.format(name=name, shape=(len(X), 0)))
         converted, non_numeric = [], []
         for col_name, col in zip(names, columns):
-            missing = _missing_mask(col)
+            missing = missing_mask(col)
             if missing.any():
                 _raise_missing(missing, name, where=f" in column {col_name!r}")
             if col.dtype.kind in "biuf":
@@ -93,7 +76,7 @@ def check_features(X, *, name="X"):
         raise TypeError(MSG_COMPLEX.format(name=name, dtype=X.dtype))
     if X.dtype == object:
         for j in range(X.shape[1]):
-            missing = _object_missing(X[:, j])
+            missing = object_missing(X[:, j])
             if missing.any():
                 _raise_missing(missing, name, where=f" in column {j}")
         numeric = [_numeric_object_column(X[:, j]) for j in range(X.shape[1])]
@@ -132,7 +115,7 @@ def check_complete(X, *, name="X"):
         names = list(range(arr.shape[1]))
         columns = [arr[:, j] for j in names]
     for column, col in zip(names, columns):
-        missing = _missing_mask(col)
+        missing = missing_mask(col)
         if missing.any():
             _raise_missing(missing, name, where=f" in column {column!r}")
 

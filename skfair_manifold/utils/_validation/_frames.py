@@ -1,66 +1,7 @@
-"""DataFrames and Series of any library (narwhals) as numpy columns, each keeping its type."""
+"""DataFrames and Series of any library as numpy columns, each keeping its type (narwhals)."""
 
-import numpy as np
-
+from .._narwhals import eager, eager_columns, is_dataframe, to_numpy
 from ._messages import MSG_COLUMN_NAMES_CLASH
-
-
-_FRAME_MODULES = ("pandas", "polars", "pyarrow", "modin", "cudf")
-
-
-def _frame_library(obj):
-    return type(obj).__module__.split(".")[0] in _FRAME_MODULES
-
-
-def _narwhals(obj):
-    """A narwhals DataFrame or Series for a frame library's object, else None."""
-    if isinstance(obj, np.ndarray) or not _frame_library(obj):
-        return None
-    import narwhals as nw
-
-    converted = nw.from_native(obj, eager_only=True, allow_series=True, pass_through=True)
-    return None if converted is obj else converted
-
-
-def is_dataframe(obj):
-    """True for an eager DataFrame of pandas, polars or another narwhals library."""
-    if isinstance(obj, np.ndarray) or not _frame_library(obj):
-        return False
-    import narwhals as nw
-
-    return isinstance(_narwhals(obj), nw.DataFrame)
-
-
-def is_series(obj):
-    """True for an eager Series of pandas, polars or another narwhals library."""
-    if isinstance(obj, np.ndarray) or not _frame_library(obj):
-        return False
-    import narwhals as nw
-
-    return isinstance(_narwhals(obj), nw.Series)
-
-
-def _series_to_numpy(series):
-    """A narwhals Series as a numpy column: numbers stay numbers, missing is NaN/None.
-
-    Numeric columns with missing values come back as float64 with NaN; other
-    columns with missing values as object arrays holding None there.
-    """
-    values = series.to_numpy()
-    if series.dtype.is_numeric() or values.dtype.kind in "biufcmM":
-        if values.dtype == object:  # e.g. a nullable integer column read as objects
-            missing = _object_missing(values)
-            out = np.full(values.shape, np.nan)
-            out[~missing] = values[~missing].astype(np.float64)
-            return out
-        return values
-    if values.dtype == object:
-        missing = series.is_null().to_numpy()
-        missing = np.asarray(missing, dtype=bool) | _object_missing(values)
-        if missing.any():
-            values = values.copy()
-            values[missing] = None
-    return values
 
 
 def _is_pandas_frame(obj):
@@ -104,24 +45,20 @@ def _needs_positional(frame):
 def frame_columns(obj):
     """``(names, columns)`` of a DataFrame or a Series, each column a numpy array.
 
-    Columns are converted one by one, so that every column keeps its own
+    Columns are converted one by one (:func:`~.._narwhals.to_numpy`, the
+    package's rule for missing values), so that every column keeps its own
     type (a DataFrame's ``to_numpy()`` would turn a frame of integers and
     strings into one object array). pandas columns with MultiIndex, non-text
     or repeated names are taken by position (see :func:`pandas_columns`).
     """
     if _is_pandas_frame(obj) and _needs_positional(obj):
         names, series = pandas_columns(obj)
-        return names, [_series_to_numpy(_narwhals(s.rename(None))) for s in series]
-    frame = _narwhals(obj)
+        return names, [to_numpy(eager(s.rename(None))) for s in series]
+    frame = eager(obj)
     if frame is None:
         raise TypeError(f"expected a DataFrame or a Series; got {type(obj).__name__}.")
-    import narwhals as nw
-
-    if isinstance(frame, nw.Series):
-        name = frame.name
-        return [name if name is not None else 0], [_series_to_numpy(frame)]
-    names = list(frame.columns)
-    return names, [_series_to_numpy(frame[c]) for c in names]
+    names, series = eager_columns(frame)
+    return names, [to_numpy(s) for s in series]
 
 
 def as_pandas_frame(X):
@@ -137,11 +74,3 @@ def as_pandas_frame(X):
 
     names, columns = frame_columns(X)
     return pd.DataFrame(dict(zip(names, columns)), columns=names)
-
-
-def _object_missing(values):
-    """Boolean mask of None, NaN, NaT and pd.NA in an object array."""
-    return np.fromiter(
-        (v is None or (isinstance(v, float) and v != v)
-         or type(v).__name__ in ("NAType", "NaTType") for v in values),
-        dtype=bool, count=values.shape[0])

@@ -1,11 +1,11 @@
 """Labels, predictions and sample weights checked: one column each, of one kind, same rows."""
 
-import numbers
-
 import numpy as np
 
-from ._features import _check_finite, _example, _missing_mask, _raise_missing
-from ._frames import frame_columns, is_dataframe, is_series
+from .._column_kind import NUMBER_KINDS, column_kind
+from .._narwhals import is_dataframe, is_series, missing_mask
+from ._features import _check_finite, _example, _raise_missing
+from ._frames import frame_columns
 from ._messages import (
     MSG_COMPLEX,
     MSG_EMPTY,
@@ -41,18 +41,14 @@ def column_1d(y, name):
 
 
 def _kind(y):
-    if y.dtype.kind in "biuf":
+    """``"numeric"``, ``"string"``, ``"mixed"`` (an object array of several kinds) or the
+    dtype's name, for the labels' messages; read by :func:`~.._column_kind.column_kind`."""
+    kind = column_kind(y)
+    if kind in (*NUMBER_KINDS, "empty"):
         return "numeric"
-    if y.dtype.kind in "US":
+    if kind == "text":
         return "string"
-    if y.dtype == object:
-        kinds = {type(v) for v in y.tolist()}
-        if all(issubclass(k, (numbers.Real, np.bool_)) for k in kinds):
-            return "numeric"
-        if all(issubclass(k, (str, np.str_)) for k in kinds):
-            return "string"
-        return "mixed"
-    return y.dtype.name
+    return "mixed" if y.dtype == object else y.dtype.name
 
 
 def check_pair(y_true, y_pred):
@@ -74,7 +70,7 @@ def check_pair(y_true, y_pred):
         if y.dtype.kind == "c":
             raise TypeError(MSG_COMPLEX.format(name=name, dtype=y.dtype))
         if y.dtype == object:  # NaN in a float column is reported with infinity below
-            missing = _missing_mask(y)
+            missing = missing_mask(y)
             if missing.any():
                 _raise_missing(missing, name)
         kind = _kind(y)
@@ -117,7 +113,7 @@ def check_label(y, n_samples, *, name="y"):
         raise ValueError(MSG_LENGTH.format(name=name, got=y.shape[0], other="X",
                                            expected=n_samples))
     if y.dtype == object:  # NaN in a float column is reported with infinity below
-        missing = _missing_mask(y)
+        missing = missing_mask(y)
         if missing.any():
             _raise_missing(missing, name)
     if _kind(y) != "numeric":
