@@ -89,7 +89,7 @@ AUDIT_ARGS = ["--decision", "decision", "--positive-label", "yes", "--protected"
 def test_every_option_has_help():
     parser = build_parser()
     subparsers = [a for a in parser._actions if a.__class__.__name__ == "_SubParsersAction"][0]
-    assert set(subparsers.choices) == {"hfm", "report", "audit", "demo"}
+    assert set(subparsers.choices) == {"hfm", "report", "audit", "bias-audit", "demo"}
     for name, sub in subparsers.choices.items():
         for action in sub._actions:
             assert action.help, f"{name}: option {action.option_strings or action.dest} has no help"

@@ -9,6 +9,7 @@ from skfair_manifold.cli._audit_options import (
     decision_option_error,
 )
 from skfair_manifold.cli._options import (
+    BIAS_AUDIT_OPTIONS,
     DEMO_OPTIONS,
     HFM_OPTIONS,
     REPORT_OPTIONS,
@@ -118,6 +119,24 @@ def build_parser():
     command.set_defaults(command_func="audit")
 
     command = sub.add_parser(
+        "bias-audit", formatter_class=HelpFormatter, epilog=EPILOG,
+        help="the bias audit of a selection tool without labels: rates and impact ratios "
+             "per category, unknown categories bounded (Local Law 144, four-fifths rule)",
+        description=_describe(
+            "Read a CSV or Parquet file with one row per person assessed: the decision (or "
+            "score) and the sensitive columns. Print, per category of each sensitive column "
+            "and of their intersection, the number assessed and selected, the selection "
+            "(or scoring) rate and the impact ratio against the comparator, and the "
+            "four-fifths verdict on the ratio's interval. People whose category is unknown "
+            "are neither dropped nor made a category: the rates and ratios are bounded over "
+            "where they truly belong, and the terminal states how many there are and the "
+            "comparator of each table. A Parquet file is audited out of core by DuckDB.",
+            example="skfair-manifold bias-audit decisions.csv --decision hired --sensitive "
+                    "sex race --unknown Unknown --html audit.html"))
+    add_options(command, BIAS_AUDIT_OPTIONS)
+    command.set_defaults(command_func="bias_audit")
+
+    command = sub.add_parser(
         "demo", formatter_class=HelpFormatter, epilog=EPILOG,
         help="run the whole package on data it generates itself",
         description=_describe(
@@ -138,6 +157,8 @@ def _command(name):
         from skfair_manifold.cli._report import run_report as func
     elif name == "audit":
         from skfair_manifold.cli._audit import run_audit as func
+    elif name == "bias_audit":
+        from skfair_manifold.cli._bias_audit import run_bias_audit as func
     else:
         from skfair_manifold.cli._demo import run_demo_command as func
     return func
@@ -180,7 +201,8 @@ def _main(argv):
     outputs = [("-o/--output", args.get("output"))]  # None: standard output
     outputs += [(option, args.get(key)) for option, key in (("--html", "html"),
                                                             ("--testers", "testers"),
-                                                            ("--flagged-rows", "flagged_rows"))
+                                                            ("--flagged-rows", "flagged_rows"),
+                                                            ("--json", "json"))
                 if args.get(key) is not None]
     for _, output in outputs:
         if output is not None and same_file(output, [args.get("file"), args.get("graph")]):

@@ -252,6 +252,44 @@ REPORT_OPTIONS = [
     *common_options(output_help="the HTML file to write (default: standard output)"),
 ]
 
+#: the options of ``bias-audit``
+BIAS_AUDIT_OPTIONS = [
+    option("file", help="the CSV or Parquet file, one row per person assessed, with a "
+                        "header line ('-' reads standard input); in a CSV file only an "
+                        "empty field is a missing value"),
+    option("--decision", metavar="COLUMN",
+           help="the decisions: 0/1 or true/false (1: selected), or labels with --tiers"),
+    option("--score", metavar="COLUMN",
+           help="scores instead of decisions: selected means scored strictly above the "
+                "median of everyone assessed (the scoring rate of Local Law 144)"),
+    option("--sensitive", required=True, nargs="+", metavar="COLUMN",
+           help="the sensitive columns (sex, race/ethnicity, ...); an empty field, or "
+                "--unknown, is an unknown category"),
+    option("--unknown", metavar="LABEL",
+           help="the label that marks an unknown category (e.g. 'Unknown'), besides "
+                "empty fields"),
+    option("--comparator", default="most_selected", metavar="RULE_OR_CATEGORY",
+           help="the category each ratio is taken against: most_selected (the highest "
+                "rate among the categories not left out), most_selected_any (among all), "
+                "or a category's name ('a & b' for an intersection) (default: "
+                "most_selected)"),
+    option("--min-share", type=_probability, default=0.02, metavar="SHARE",
+           help="categories under this share of the assessed are left out of the "
+                "comparator and the ratios, their rows kept (default: 0.02)"),
+    option("--tiers", nargs="+", metavar="LABELS",
+           help="with labels in --decision: each tier the comma-separated labels that count "
+                "as selected, one table each (e.g. --tiers top top,middle)"),
+    option("--no-intersect", dest="intersect", action="store_false",
+           help="leave out the intersectional categories"),
+    option("--confidence", type=_probability, default=0.95,
+           help="the coverage of the impact ratios' intervals (default: 0.95)"),
+    option("--json", metavar="FILE", help="also write the whole audit as JSON"),
+    option("--html", metavar="FILE", help="also write the audit's self-contained HTML page"),
+    option("-q", "--quiet", action="store_true",
+           help="print nothing on the terminal (with -o, --json or --html)"),
+    *common_options(output_help="also write the table as CSV to FILE", csv_escape=True),
+]
+
 DEMO_OPTIONS = [
     option("--n-samples", type=_positive_int, default=6000,
            help="rows to generate (default: 6000; at least 200)"),

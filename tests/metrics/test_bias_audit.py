@@ -421,3 +421,56 @@ def test_the_interval_covers_when_demographics_are_missing_not_at_random():
             hits[k] += t.loc[name, "impact_ratio_ci_low"] <= truth[k] <= \
                 t.loc[name, "impact_ratio_ci_high"]
     assert (hits / reps >= 0.9).all(), hits / reps
+
+
+# --- the group report without labels ---------------------------------------------------------
+def test_the_report_without_labels_gives_what_the_decisions_give():
+    from skfair_manifold.metrics import demographic_parity, fairness_report
+
+    df = _data(seed=7, unknown_share=0.0)
+    sex = df["sex"].astype(str)
+    report = fairness_report(None, df["selected"], sensitive_features=sex)
+    audit = bias_audit(df["selected"], sensitive_features={"sex": sex}).table
+    rates = report.by_group["selection_rate"].droplevel(0)
+    for _, row in audit.iterrows():
+        assert rates[row["sex"]] == pytest.approx(row["rate"])
+    assert report.gaps["demographic_parity_ratio"].iloc[0] == pytest.approx(
+        audit["impact_ratio"].min())
+    assert report.gaps["demographic_parity_difference"].iloc[0] == pytest.approx(
+        demographic_parity(df["selected"], df["selected"], sensitive_features=sex))
+    for column in ("base_rate", "true_positive_rate", "precision", "accuracy"):
+        assert report.by_group[column].isna().all()
+    assert report.gaps["equal_opportunity_ratio"].isna().all()
+    assert report.options["labels"] is False and "left out" in report.options["left_out"]
+    assert "left out" in report.headline[-1] and "true labels" in report.headline[-1]
+    assert "true label" not in report.options["favourable_text"].replace("no true labels", "")
+    assert "n/a" in report.to_html() or "–" in report.to_html()
+
+
+@pytest.mark.parametrize("option, message", [
+    (dict(X=np.zeros((10, 2))), "HFM"), (dict(y_score=np.linspace(0, 1, 10)), "AUC"),
+    (dict(target_type="continuous"), "decisions"),
+])
+def test_the_report_without_labels_refuses_what_needs_them(option, message):
+    from skfair_manifold.metrics import fairness_report
+
+    with pytest.raises(ValueError, match=message):
+        fairness_report(None, np.array([0, 1] * 5), sensitive_features=np.array([0] * 5 + [1] * 5),
+                        **option)
+    with pytest.raises(ValueError, match="quantity"):
+        fairness_report(None, np.linspace(0.1, 0.9, 10),
+                        sensitive_features=np.array([0] * 5 + [1] * 5))
+
+
+def test_the_report_without_labels_on_a_lazy_frame():
+    duckdb = pytest.importorskip("duckdb")
+    from skfair_manifold.metrics import fairness_report
+
+    df = _data(seed=8, unknown_share=0.0)
+    df["sex"] = df["sex"].astype(str)
+    memory = fairness_report(None, df["selected"], sensitive_features=df["sex"])
+    lazy = fairness_report(None, "selected", sensitive_features="sex",
+                           data=duckdb.from_df(df))
+    np.testing.assert_allclose(memory.by_group["selection_rate"],
+                               lazy.by_group["selection_rate"])
+    assert lazy.options["labels"] is False

@@ -118,41 +118,38 @@ def audit_headline(table, unknown, *, comparators, confidence, tiers):
     """The audit's sentences (see :class:`BiasAudit`)."""
     sentences = []
     level = f"{100 * confidence:g}%"
-    groups = [("", table)] if not tiers else [(f"tier {t}: ", table[table["tier"] == t])
-                                             for t in table["tier"].unique()]
-    for prefix, part in groups:
-        for name, rows in part.groupby("characteristic", sort=False):
-            used = comparators.get((prefix, name)) or comparators.get(name) or ""
-            ref = rows[rows["comparator"]]
-            how = used.split(":")[0]
-            ref_text = (f"the comparator is {_category(ref.iloc[0])} ({how}, rate "
-                        f"{ref.iloc[0]['rate']:.3f})" if len(ref) else
-                        "no comparator (no category selected anybody)")
-            bad = rows[rows["verdict"].isin(["fails", "inconclusive"])]
-            key = (name if not prefix else (prefix.split(": ")[0][5:], name))
-            missing = float(unknown.get(key, 0.0))
-            text = f"{prefix}{name}: {ref_text}"
-            if len(bad):
-                parts = []
-                for _, row in bad.iterrows():
-                    parts.append(f"{_category(row)} {row['verdict']} (ratio "
-                                 f"{row['impact_ratio']:.3f}; {level} interval "
-                                 f"[{row['impact_ratio_ci_low']:.3f}, "
-                                 f"{row['impact_ratio_ci_high']:.3f}])")
-                text += "; " + ", ".join(parts)
-            else:
-                rated = rows[~rows["excluded"]]
-                text += ("; every category passes the four-fifths rule on its whole interval"
-                         if len(rated) and (rated["verdict"] == "passes").all() else "")
-            if missing:
-                rated = rows[~rows["excluded"] & ~rows["comparator"]]
-                passing = rated[rated["impact_ratio"] >= 0.8]
-                moved = passing[passing["impact_ratio_low"] < 0.8]
-                text += f"; {_count(missing)} assessed of unknown {name}"
-                text += (f" could put {len(moved)} of the {len(passing)} ratios at or above "
-                         f"0.8 below it" if len(passing) else
-                         " move the ratios as the columns impact_ratio_low and _high show")
-            sentences.append(text + ".")
+    keys = ["tier", "characteristic"] if tiers else ["characteristic"]
+    for key, rows in table.groupby(keys, sort=False):
+        key = key if tiers else key[0] if isinstance(key, tuple) else key
+        tier, name = key if tiers else (None, key)
+        prefix = f"tier {tier}: " if tiers else ""
+        used = comparators.get(key, "")
+        ref = rows[rows["comparator"]]
+        how = used.split(":")[0]
+        ref_text = (f"the comparator is {_category(ref.iloc[0])} ({how}, rate "
+                    f"{ref.iloc[0]['rate']:.3f})" if len(ref) else
+                    "no comparator (no category selected anybody)")
+        bad = rows[rows["verdict"].isin(["fails", "inconclusive"])]
+        missing = float(unknown.get(key, 0.0))
+        text = f"{prefix}{name}: {ref_text}"
+        if len(bad):
+            parts = [f"{_category(row)} {row['verdict']} (ratio {row['impact_ratio']:.3f}; "
+                     f"{level} interval [{row['impact_ratio_ci_low']:.3f}, "
+                     f"{row['impact_ratio_ci_high']:.3f}])" for _, row in bad.iterrows()]
+            text += "; " + ", ".join(parts)
+        else:
+            rated = rows[~rows["excluded"]]
+            text += ("; every category passes the four-fifths rule on its whole interval"
+                     if len(rated) and (rated["verdict"] == "passes").all() else "")
+        if missing:
+            rated = rows[~rows["excluded"] & ~rows["comparator"]]
+            passing = rated[rated["impact_ratio"] >= 0.8]
+            moved = passing[passing["impact_ratio_low"] < 0.8]
+            text += f"; {_count(missing)} assessed of unknown {name}"
+            text += (f" could put {len(moved)} of the {len(passing)} ratios at or above 0.8 "
+                     f"below it" if len(passing) else
+                     " move the ratios as the columns impact_ratio_low and _high show")
+        sentences.append(text + ".")
     return sentences
 
 

@@ -158,64 +158,57 @@ def frame_entries(y_pred, y_score, sensitive_features, data, unknown, tiers):
                                                     columns=shown))
     extra = {"source": "decisions", "what": "selection rate", "rate_name": "selection rate",
              "median": None, "ties_at_median": None}
-    ties = None
     if y_score is not None:
-        median = collect(frame.select(nw.col(target).cast(nw.Float64()).median()
-                                      .alias("m")))["m"]
-        median = float(to_numpy(median)[0])
-        if not np.isfinite(median):
-            raise ValueError(MSG_SCORE_BAD.format(problem="its median is not a number"))
-        selections = [(None, nw.col(target).cast(nw.Float64()) > median)]
-        ties = nw.col(target).cast(nw.Float64()) == median
-        extra.update(source="scores", what="scoring rate", rate_name="scoring rate",
-                     median=median)
-    elif tiers is None:
-        selections = [(None, nw.col(target).cast(nw.Float64()) == 1.0)]
-    else:
-        selections = [(" | ".join(map(str, t)), nw.col(target).is_in(list(t)))
-                      for t in tiers]
-    out = []
-    tie_count = 0
-    for tier, expr in selections:
-        cells = collect(frame.select(*[nw.col(c) for c in sens], expr.alias(_SEL),
-                                     *([ties.alias(_TIES)] if ties is not None else []))
-                        .group_by(*sens, _SEL).agg(*(
-                            [nw.len().alias(_COUNT)]
-                            + ([nw.col(_TIES).cast(nw.Int64()).sum().alias(_TIES)]
-                               if ties is not None else []))))
-        selected = to_numpy(cells[_SEL])
-        if any(v is None for v in selected.tolist()):
-            raise ValueError(MSG_DECISION_MISSING.format(count=int(to_numpy(
-                cells[_COUNT])[[v is None for v in selected.tolist()]].sum())))
-        if ties is not None:
-            tie_count = int(np.nansum(np.asarray(to_numpy(cells[_TIES]), dtype=np.float64)))
-        values = [_as_objects(to_numpy(cells[c])) for c in sens]
-        masks = [unknown_mask(v, unknown) for v in values]
-        for v, m in zip(values, masks):
-            v[m] = None
-        if tiers is None and y_score is None:
-            _check_frame_decisions(frame, target)
-        out.append((tier, Entries(
-            attributes=list(sens), values=values,
-            decision=np.where(np.asarray(selected, dtype=bool), SELECTED,
-                              NOT_SELECTED).astype(np.int8),
-            count=np.asarray(to_numpy(cells[_COUNT]), dtype=np.float64))))
-    if ties is not None:
-        extra["ties_at_median"] = tie_count
+        return _frame_scores(frame, sens, target, unknown, extra)
+    # one GROUP BY of the sensitive columns and the decision itself: every tier, and the
+    # check of the decisions, read from that small table
+    cells = collect(frame.select(*[nw.col(c) for c in sens], nw.col(target))
+                    .group_by(*sens, target).agg(nw.len().alias(_COUNT)))
+    count = np.asarray(to_numpy(cells[_COUNT]), dtype=np.float64)
+    labels = _as_objects(to_numpy(cells[target]))
+    missing = unknown_mask(labels, None)
+    if missing.any():
+        raise ValueError(MSG_DECISION_MISSING.format(count=int(count[missing].sum())))
+    selections, _ = _selected_rows(labels, None, tiers)
+    values = _unknowns(cells, sens, unknown)
+    out = [(tier, Entries(attributes=list(sens), values=[v.copy() for v in values],
+                          decision=np.where(sel, SELECTED, NOT_SELECTED).astype(np.int8),
+                          count=count)) for tier, sel in selections]
     return [(tier, e.project(list(range(len(sens))))) for tier, e in out], extra
 
 
-def _check_frame_decisions(frame, column):
-    """A frame's decisions are 0/1 or booleans (one small query of the distinct values)."""
+def _unknowns(cells, sens, unknown):
+    """The sensitive columns of a collected table, None where unknown."""
+    values = [_as_objects(to_numpy(cells[c])) for c in sens]
+    for v in values:
+        v[unknown_mask(v, unknown)] = None
+    return values
+
+
+def _frame_scores(frame, sens, target, unknown, extra):
+    """A score's table: the exact median in the engine, then one GROUP BY of the sensitive
+    columns and whether each score is above it (with the ties at it)."""
     import narwhals as nw
 
-    distinct = collect(frame.select(nw.col(column)).unique())
-    labels = set(_as_objects(to_numpy(distinct[column])).tolist())
-    if None in labels:
-        raise ValueError(MSG_DECISION_MISSING.format(count="some"))
-    if not labels <= {0, 1, True, False}:
-        raise ValueError(MSG_DECISION_NOT_BINARY.format(
-            values=", ".join(sorted(map(repr, labels))[:8])))
+    score = nw.col(target).cast(nw.Float64())
+    stats = collect(frame.select(score.median().alias("m"), score.null_count().alias("nulls")))
+    median = float(to_numpy(stats["m"])[0])
+    nulls = int(to_numpy(stats["nulls"])[0])
+    if nulls or not np.isfinite(median):
+        raise ValueError(MSG_SCORE_BAD.format(
+            problem=f"{nulls} value(s) are missing" if nulls else "its median is not a number"))
+    cells = collect(frame.select(*[nw.col(c) for c in sens], (score > median).alias(_SEL),
+                                 (score == median).cast(nw.Int64()).alias(_TIES))
+                    .group_by(*sens, _SEL).agg(nw.len().alias(_COUNT),
+                                               nw.col(_TIES).sum().alias(_TIES)))
+    selected = np.asarray(to_numpy(cells[_SEL]), dtype=bool)
+    extra = dict(extra, source="scores", what="scoring rate", rate_name="scoring rate",
+                 median=median,
+                 ties_at_median=int(np.sum(np.asarray(to_numpy(cells[_TIES]), dtype=float))))
+    entries = Entries(attributes=list(sens), values=_unknowns(cells, sens, unknown),
+                      decision=np.where(selected, SELECTED, NOT_SELECTED).astype(np.int8),
+                      count=np.asarray(to_numpy(cells[_COUNT]), dtype=np.float64))
+    return [(None, entries.project(list(range(len(sens)))))], extra
 
 
 def counts_characteristics(counts, sensitive_features, unknown, intersect):

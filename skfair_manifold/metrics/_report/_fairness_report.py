@@ -38,6 +38,7 @@ from .._groups._rates import GAP_RATES, RATES
 from .._risk import column_risk
 from ._continuous import RegressionReport, continuous_report
 from ._hfm_section import _hfm_section
+from ._no_labels import decisions_as_labels, leave_out_labels
 from ._object import FairnessReport, headline
 from ._rows import _rows_table
 from ._scores import add_scores
@@ -58,7 +59,7 @@ MSG_LOSS_BINARY = (
 
 @validate_params(
     {
-        "y_true": ["array-like", str],
+        "y_true": ["array-like", str, None],
         "y_pred": ["array-like", str],
         "sensitive_features": ["array-like", str, Integral],
         "data": [FrameConstraint(), None],
@@ -113,8 +114,11 @@ def fairness_report(
 
     Parameters
     ----------
-    y_true : array-like of shape (n_samples,) or str
-        True labels (with ``data``, the name of their column).
+    y_true : array-like of shape (n_samples,), str or None
+        True labels (with ``data``, the name of their column). None: the
+        decisions alone, without ground truth: the selection rates, demographic
+        parity and the four-fifths rule; ``options["left_out"]`` names what
+        needs labels (see also :func:`bias_audit`).
 
     y_pred : array-like of shape (n_samples,) or str
         Predicted labels (with ``data``, the name of their column).
@@ -287,6 +291,11 @@ str, int or list
     >>> gaps.four_fifths  # equal selection rates, but 4 people a group cannot show it
     'inconclusive'
     """
+    labels = y_true is not None
+    if not labels:  # the decisions alone: read as both, what needs labels left out after
+        y_true, target_type = decisions_as_labels(y_pred, target_type, X=X,
+                                                  estimator=estimator, y_score=y_score,
+                                                  loss=loss)
     lazy = data is not None and is_lazy(data)
     columns = {"label": y_true, "prediction": y_pred} if data is not None else None
     if data is not None and not lazy:  # an eager frame: its columns, then the rows' path
@@ -382,6 +391,8 @@ str, int or list
         by_group=parts.by_group, overall=parts.overall, gaps=parts.gaps, hfm=hfm,
         hfm_report=hfm_bunch, hfm_witnesses=hfm_witnesses, dr=dr, intervals=parts.intervals, cells=table,
         options=options, warnings=list(dict.fromkeys(caught)), provenance={})
+    if not labels:
+        leave_out_labels(report)
     report["headline"] = headline(report)
     if y_score is not None:
         add_scores(report, y_score, data=data, rows=rows, favourable=favourable,

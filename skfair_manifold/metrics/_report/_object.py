@@ -297,8 +297,9 @@ def headline(report):
                 f"against {high_rate:.3f} for {_group_text(high_g)} (ratio "
                 f"{row['demographic_parity_ratio']:.3f}, {level} interval "
                 f"[{iv.loc[attr, 'demographic_parity_ratio_low']:.3f}, "
-                f"{iv.loc[attr, 'demographic_parity_ratio_high']:.3f}]; in the true labels "
-                f"the ratio is {row['base_rate_ratio']:.3f}){left_out}.")
+                f"{iv.loc[attr, 'demographic_parity_ratio_high']:.3f}]"
+                + (f"; in the true labels the ratio is {row['base_rate_ratio']:.3f}"
+                   if options.get("labels", True) else "") + f"){left_out}.")
         elif verdict == "undefined":
             sentences.append(f"{attr}: the selection-rate ratio is undefined (fewer than two "
                              f"groups compared, or no group selected){left_out}.")
@@ -309,4 +310,6 @@ def headline(report):
             "selection-rate ratio is at least 0.8"
             + (f" (differences of selection rate under {detect:.3f} could not have been "
                f"detected with these group sizes)." if np.isfinite(detect) else "."))
+    if not options.get("labels", True):
+        sentences.append(options["left_out"][0].upper() + options["left_out"][1:] + ".")
     return sentences
