@@ -11,7 +11,7 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
     options = data["options"]
     total = options["n_assessed"] or 0
     unknown = [{"name": name, "count": _count(value),
-                "share": (value / total) if total else None}
+                "share": _share(value / total) if total else "–"}
                for name, value in data["unknown"].items()]
     parts = []
     for row in data["table"]:
@@ -20,7 +20,8 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
         if not parts or parts[-1]["title"] != title_:
             parts.append({"title": title_, "anchor": f"part-{len(parts)}", "rows": []})
         parts[-1]["rows"].append({
-            "category": row["category"], "n": row["n"], "n_selected": row["n_selected"],
+            "category": row["category"], "n": _count(row["n"]),
+            "n_selected": _count(row["n_selected"]),
             "rate": row["rate"], "rate_low": row["rate_low"], "rate_high": row["rate_high"],
             "impact_ratio": row["impact_ratio"], "ci_low": row["impact_ratio_ci_low"],
             "ci_high": row["impact_ratio_ci_high"], "low": row["impact_ratio_low"],
@@ -54,9 +55,15 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
     if options.get("tiers"):
         settings.append(("tiers", "; ".join(" | ".join(t) for t in options["tiers"])))
     context = {"title": title, "generated": options["created"], "options": options,
+               "min_share": _share(options["min_share"]),
                "headline": data["headline"], "unknown": unknown, "parts": parts,
                "failing": failing, "settings": settings, "fragment": fragment}
     return _environment().get_template("audit.html.j2").render(**context)
+
+
+def _share(value):
+    """A share as a percentage for people: 5.5%, 0.02 -> 2%."""
+    return f"{100 * value:.1f}%".replace(".0%", "%")
 
 
 def _count(value):

@@ -223,10 +223,11 @@ def _highest(n, s, S, F, D, c, eligible, *, integer, grid):
     return search(ratio, D, integer=integer, minimize=False, grid=grid)
 
 
-def _highest_compatible(n, s, types, c, eligible, *, steps=40):
+def _highest_compatible(n, s, types, c, eligible, *, iterations=30):
     """The largest ratio of ``c`` to the most selected with partly known people (see the
-    module): the least water level at which the people fit, by bisection on a linear
-    program."""
+    module): the least water level at which the people fit, a min-max of ratios solved
+    by the generalised Dinkelbach iteration (Crouzeix, Ferland and Schaible, 1985), one
+    linear program per step (a few steps: it converges superlinearly)."""
     from scipy.optimize import linprog
 
     compatible, sel, unsel = (np.asarray(v) for v in types)
@@ -234,51 +235,66 @@ def _highest_compatible(n, s, types, c, eligible, *, steps=40):
     to_c = compatible[:, c]
     p = s[c] + float(sel[to_c].sum())
     r = n[c] + float(sel[to_c].sum())
-    r_c = p / r if r > 0 else np.nan
+    if r <= 0:
+        return np.nan
+    r_c = p / r
     if not others:
-        return 1.0 if r > 0 else np.nan
+        return 1.0
     forced = [u for u in range(len(sel)) if not to_c[u] and sel[u] > 0]
     diluting = [u for u in range(len(unsel)) if unsel[u] > 0]
     cells = [j for j in range(n.shape[0]) if j != c]
-    var = [("s", u, j) for u in forced for j in cells if compatible[u, j]]
-    var += [("f", u, j) for u in diluting for j in cells if compatible[u, j]]
     # a forced selected person with no cell but c (not in the table) cannot be placed
     if any(not any(compatible[u, j] for j in cells) for u in forced):
         return _highest(n, s, sel.sum(), unsel.sum(), 0.0, c, eligible, integer=False,
                         grid=GRID)
-    A_eq = np.zeros((len(forced), len(var)))
+    var = [("s", u, j) for u in forced for j in cells if compatible[u, j]]
+    var += [("f", u, j) for u in diluting for j in cells if compatible[u, j]]
+    nv = len(var)
+    n_o, s_o = np.array([n[j] for j in others]), np.array([s[j] for j in others])
+    if not nv:  # nobody to place: the others as they are
+        rates = np.where(n_o > 0, s_o / np.where(n_o > 0, n_o, 1.0), 0.0)
+        return float(min(1.0, r_c / max(rates.max(), r_c))) if max(rates.max(), r_c) > 0 \
+            else np.nan
+    # sigma_j and upsilon_j of each eligible other cell, as rows over the variables
+    place_s = np.zeros((len(others), nv))
+    place_f = np.zeros((len(others), nv))
+    for k, (kind, u, j) in enumerate(var):
+        if j in others:
+            (place_s if kind == "s" else place_f)[others.index(j), k] = 1.0
+    A_eq = np.zeros((len(forced), nv + 1))
+    A_f = np.zeros((len(diluting), nv + 1))
     for k, (kind, u, j) in enumerate(var):
         if kind == "s":
             A_eq[forced.index(u), k] = 1.0
-    b_eq = np.array([sel[u] for u in forced], dtype=np.float64)
-    A_f = np.zeros((len(diluting), len(var)))
-    for k, (kind, u, j) in enumerate(var):
-        if kind == "f":
+        else:
             A_f[diluting.index(u), k] = 1.0
+    b_eq = np.array([sel[u] for u in forced], dtype=np.float64)
     b_f = np.array([unsel[u] for u in diluting], dtype=np.float64)
+    cost = np.zeros(nv + 1)
+    cost[-1] = 1.0  # minimise lambda
+    bounds = [(0, None)] * nv + [(None, None)]
 
-    def feasible(t):
-        A_cell = np.zeros((len(others), len(var)))
-        for k, (kind, u, j) in enumerate(var):
-            if j in others:
-                A_cell[others.index(j), k] = (1.0 - t) if kind == "s" else -t
-        b_cell = np.array([t * n[j] - s[j] for j in others], dtype=np.float64)
-        if not len(var):  # nobody to place: the others as they are
-            return bool(np.all(b_cell >= -1e-12))
-        res = linprog(np.zeros(len(var)), A_ub=np.vstack([A_f, A_cell]),
-                      b_ub=np.concatenate([b_f, b_cell]),
+    def step(t, weight):
+        """min over placements of max_j (N_j - t D_j) / weight_j: (lambda, placement)."""
+        A_cell = np.hstack([(1.0 - t) * place_s - t * place_f, -weight[:, None]])
+        b_cell = t * n_o - s_o
+        res = linprog(cost, A_ub=np.vstack([A_f, A_cell]), b_ub=np.concatenate([b_f, b_cell]),
                       A_eq=A_eq if len(forced) else None, b_eq=b_eq if len(forced) else None,
-                      bounds=(0, None), method="highs")
-        return res.status == 0
+                      bounds=bounds, method="highs")
+        return res.x[-1], res.x[:nv]
 
-    lo, hi = 0.0, 1.0
-    for _ in range(steps):
-        t = (lo + hi) / 2
-        lo, hi = (lo, t) if feasible(t) else (t, hi)
-    level = hi
-    if not np.isfinite(r_c):
-        return np.nan
-    top = max(level, r_c)
+    lam, x = step(r_c, n_o + 1.0)
+    if lam <= 1e-12:  # the others fit at c's own rate: c can be the most selected
+        return 1.0
+    t = np.inf
+    for _ in range(iterations):  # t_k >= t* from the first placement on, decreasing to it
+        sigma, upsilon = place_s @ x, place_f @ x
+        weight = np.maximum(n_o + sigma + upsilon, 1e-300)
+        t = min(t, float(np.max((s_o + sigma) / weight)))
+        lam, x = step(t, weight)
+        if lam >= -1e-12:  # F(t) = 0: t is the least level
+            break
+    top = max(t, r_c)
     return min(1.0, r_c / top) if top > 0 else np.nan
 
 
