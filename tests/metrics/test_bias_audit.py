@@ -383,7 +383,8 @@ def test_a_lazy_frame_gives_the_table_of_the_rows_in_memory(backend):
         frame = duckdb.from_df(df)
     else:
         pl = pytest.importorskip("polars")
-        frame = pl.from_pandas(df).lazy()
+        frame = pl.DataFrame({c: [None if v != v else v for v in df[c].tolist()]
+                              for c in df.columns}).lazy()
     lazy = bias_audit("selected", sensitive_features=["sex", "race"], data=frame,
                       unknown="Unknown")
     pd.testing.assert_frame_equal(memory.table, lazy.table, check_dtype=False)
@@ -474,3 +475,21 @@ def test_the_report_without_labels_on_a_lazy_frame():
     np.testing.assert_allclose(memory.by_group["selection_rate"],
                                lazy.by_group["selection_rate"])
     assert lazy.options["labels"] is False
+
+
+def test_the_user_guide_s_example_runs_and_prints_what_the_page_shows(capsys):
+    """docs/user_guide/bias_audit.rst: its first Python block prints its text block."""
+    import re
+    import textwrap
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "user_guide" /
+            "bias_audit.rst").read_text(encoding="utf-8")
+    blocks = re.findall(r"\.\. code-block:: (python|text)\n\n((?:    .*\n|\n)+)", page)
+    code = textwrap.dedent(blocks[0][1])
+    shown = textwrap.dedent(blocks[1][1]).strip()
+    assert blocks[0][0] == "python" and blocks[1][0] == "text"
+    exec(compile(code, "bias_audit.rst", "exec"), {})
+    printed = capsys.readouterr().out.strip()
+    assert [line.split() for line in printed.splitlines()] == \
+        [line.split() for line in shown.splitlines()]

@@ -166,7 +166,8 @@ def bias_audit(
     1    male  0.416         1.000        passes
     >>> int(audit.unknown["sex"])
     273
-    >>> audit.table.loc[0, ["impact_ratio_low", "impact_ratio_high"]].round(3).tolist()
+    >>> bounds = audit.table.loc[0, ["impact_ratio_low", "impact_ratio_high"]]
+    >>> [round(float(v), 3) for v in bounds]
     [0.643, 0.855]
 
     Women are selected at 0.729 of the men's rate among those who said their
