@@ -90,7 +90,8 @@ def _selected_rows(y_pred, y_score, tiers, n=None):
         median = float(np.median(values))
         return [(None, values > median)], {
             "source": "scores", "what": "scoring rate", "rate_name": "scoring rate",
-            "median": median, "ties_at_median": int((values == median).sum())}
+            "median": median, "median_method": "exact",
+            "ties_at_median": int((values == median).sum())}
     labels = _as_objects(y_pred)
     missing = unknown_mask(labels, None)
     if missing.any():
@@ -202,8 +203,10 @@ def _frame_scores(frame, sens, target, unknown, extra):
                     .group_by(*sens, _SEL).agg(nw.len().alias(_COUNT),
                                                nw.col(_TIES).sum().alias(_TIES)))
     selected = np.asarray(to_numpy(cells[_SEL]), dtype=bool)
+    native = type(frame.to_native()).__module__.split(".")[0]
     extra = dict(extra, source="scores", what="scoring rate", rate_name="scoring rate",
-                 median=median,
+                 median=median, median_method=("approximate (Dask's own quantile)"
+                                               if native.startswith("dask") else "exact"),
                  ties_at_median=int(np.sum(np.asarray(to_numpy(cells[_TIES]), dtype=float))))
     entries = Entries(attributes=list(sens), values=_unknowns(cells, sens, unknown),
                       decision=np.where(selected, SELECTED, NOT_SELECTED).astype(np.int8),
