@@ -46,10 +46,10 @@ from numpy.lib.stride_tricks import as_strided
 
 from skfair_manifold.distances._numerics import (
     apply_min_max,
-    centre_columns,
     check_distances_finite,
-    power_of_two_scale,
+    column_midpoints,
     robust_norms,
+    scale_of_top,
 )
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 from skfair_manifold.distances._approx_settings import draw_projections
@@ -57,25 +57,51 @@ from skfair_manifold.distances._approx_settings import draw_projections
 
 #: Largest useful working memory per worker, in MiB, for the band of candidate
 #: distances (larger chunks are no faster; the configured budget may be lower).
-MAX_WORKING_MEMORY = 128
+#: 64 MiB, not 128: at 1,000,000 x 20 the band's chunk at 128 MiB was a third of
+#: the peak above X, and the exact checks' blocks, capped by the same value,
+#: peaked higher still.
+MAX_WORKING_MEMORY = 64
 
 #: Rows cast to float32 at a time (a small float64 gather, not a copy of Z).
 CAST_ROWS = 1 << 14
 
+#: Rows projected at a time: a multiple of the rows OpenBLAS's kernels take at
+#: once, so that the chunks' products are one product's bit for bit (tested).
+PROJECT_ROWS = 1 << 14
+
 
 class _Points:
-    """Centred points and group codes shared by every projection (read-only)."""
+    """The points ``(y, x)`` and the group codes shared by every projection (read-only).
 
-    def __init__(self, Z, codes, m2, working_memory, candidates="positions"):
-        self.Z = Z
+    No copy of the points is kept: :meth:`rows` scales rows of the caller's
+    ``X`` and ``y`` as they are needed (min-max, centred on each column's
+    midpoint, divided by a power of two), by the same elementwise operations
+    a scaled copy would have taken, so every value is that copy's bit for
+    bit; the projections are computed in chunks of ``PROJECT_ROWS`` rows.
+    At 1,000,000 x 20 the copy was 1.05 x X of the peak.
+    """
+
+    def __init__(self, X, y, minmax, codes, m2, working_memory, candidates="positions"):
+        self.X, self.y, self.minmax = X, y, minmax
+        n = X.shape[0]
+        self.n, self.d = n, X.shape[1] + 1
+        lo, hi = np.full(self.d, np.inf), np.full(self.d, -np.inf)
+        for s in range(0, n, CAST_ROWS):
+            part = self._stacked(slice(s, s + CAST_ROWS))
+            np.minimum(lo, part.min(axis=0), out=lo)
+            np.maximum(hi, part.max(axis=0), out=hi)
+        self.mid = column_midpoints(lo, hi, name="X", first_name="the label")
+        # x - mid is monotone: the extremes of the centred columns are lo - mid, hi - mid
+        top = max(0.0, float(np.max(self.mid - lo)), float(np.max(hi - self.mid))) if n \
+            else 0.0
+        self.scale = scale_of_top(top)
         # Candidates are ranked in single precision (half the memory traffic);
         # the distance of the chosen candidate is recomputed in double. No
-        # float32 copy of Z is kept: each projection casts its sorted rows
-        # into its work space (the same values as a cast of the whole of Z).
-        n = Z.shape[0]
+        # float32 copy of the points is kept either: each projection casts its
+        # sorted rows into its work space.
         self.sq32 = np.empty(n, dtype=np.float32)
         for s in range(0, n, CAST_ROWS):
-            part = Z[s:s + CAST_ROWS].astype(np.float32)
+            part = self.rows(slice(s, s + CAST_ROWS)).astype(np.float32)
             self.sq32[s:s + CAST_ROWS] = np.einsum("ij,ij->i", part, part)
         self.codes = [np.asarray(c).astype(np.min_scalar_type(max(int(np.max(c)), 1)))
                       for c in codes]
@@ -85,7 +111,7 @@ class _Points:
         self.group_values = [np.unique(c) for c in self.codes]
         # Rows per chunk of the "others" candidates: (rows, 2 m2, d) float32.
         self.others_chunk = max(256, int(working_memory * 2**20 //
-                                         (2 * m2 * Z.shape[1] * 4 * 3)))
+                                         (2 * m2 * self.d * 4 * 3)))
         self.width = int(min(m2, n - 1))
         width = self.width
         self.tile = int(max(16, min(256, width)))
@@ -97,18 +123,41 @@ class _Points:
         self.tiles_per_chunk = max(1, int(working_memory * 2**20 // per_tile))
         self.offsets = np.r_[-width:0, 1:width + 1]
 
+    def _stacked(self, rows):
+        """Rows of ``(y, x)``, ``x`` min-max scaled: a new float64 array."""
+        X = self.X[rows]
+        part = np.empty((X.shape[0], self.d))
+        part[:, 0] = self.y[rows]
+        part[:, 1:] = X
+        apply_min_max(part[:, 1:], self.minmax)
+        return part
+
+    def rows(self, rows):
+        """The scaled points of ``rows`` (an index array or a slice), float64."""
+        part = self._stacked(rows)
+        part -= self.mid
+        part /= self.scale  # exact: a power of two; the algebra runs on O(1) values
+        return part
+
+    def project(self, w):
+        """``points @ w`` for every row, a chunk of rows at a time."""
+        out = np.empty(self.n)
+        for s in range(0, self.n, PROJECT_ROWS):
+            out[s:s + PROJECT_ROWS] = self.rows(slice(s, s + PROJECT_ROWS)) @ w
+        return out
+
     def buffer(self):
         """Zero-padded work space for one worker (the padding stays zero)."""
         if self.candidates == "others":
             return None  # no band: the candidates are slices of the complement
-        return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.Z.shape[1]),
+        return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.d),
                         dtype=np.float32)
 
 
-def _take32(Z, rows, out):
-    """``out[:] = Z[rows]`` cast to float32, in chunks (no full float64 gather)."""
+def _take32(points, rows, out):
+    """``out[:] = points[rows]`` cast to float32, in chunks (no full float64 gather)."""
     for s in range(0, rows.size, CAST_ROWS):
-        out[s:s + CAST_ROWS] = Z[rows[s:s + CAST_ROWS]]
+        out[s:s + CAST_ROWS] = points.rows(rows[s:s + CAST_ROWS])
 
 
 def _band(points, padded, sq_sorted, r0, r1):
@@ -121,7 +170,7 @@ def _band(points, padded, sq_sorted, r0, r1):
     into range). Every value depends on its row alone, not on the chunk.
     """
     n, width, tile = points.n, points.width, points.tile
-    d = points.Z.shape[1]
+    d = points.d
     first, last = r0 // tile, -(-r1 // tile)
     offsets = points.offsets
     local = np.arange(tile)
@@ -152,9 +201,9 @@ def _band(points, padded, sq_sorted, r0, r1):
     return band, pos
 
 
-def _exact_sq32(Z, i, j):
-    """Squared distances of rows ``i`` and ``j`` of ``Z`` cast to float32 (for ranking)."""
-    diff = Z[i].astype(np.float32) - Z[j].astype(np.float32)
+def _exact_sq32(points, i, j):
+    """Squared distances of rows ``i`` and ``j`` cast to float32 (for ranking)."""
+    diff = points.rows(i).astype(np.float32) - points.rows(j).astype(np.float32)
     return np.einsum("ij,ij->i", diff, diff)
 
 
@@ -166,16 +215,16 @@ def _projection_best(points, w, padded):
     The band is processed in chunks of sorted rows within the working memory.
     """
     n = points.n
-    order = np.argsort(points.Z @ w, kind="stable")
+    order = np.argsort(points.project(w), kind="stable")
     if points.candidates == "others":
         return _others_best(points, order)
     width = points.width
     n_attr = len(points.codes)
-    _take32(points.Z, order, padded[width:width + n])
+    _take32(points, order, padded[width:width + n])
     sq_sorted = points.sq32[order]
     groups = [codes[order] for codes in points.codes]
     val = np.empty((n_attr, n), dtype=np.float32)
-    jpos = np.empty((n_attr, n), dtype=np.intp)
+    jpos = np.empty((n_attr, n), dtype=_index_type(n))
     left_none = np.empty((n_attr, n), dtype=bool)
     right_none = np.empty((n_attr, n), dtype=bool)
     chunk = points.tiles_per_chunk * points.tile
@@ -196,7 +245,7 @@ def _projection_best(points, w, padded):
             right_none[k, r0:r1] = ~np.any(other[:, width:], axis=1)
         del sq, pos, inside, other, cand
     best_sq = np.empty((n_attr, n), dtype=np.float32)
-    best_j = np.empty((n_attr, n), dtype=np.intp)
+    best_j = np.empty((n_attr, n), dtype=jpos.dtype)
     for k, g in enumerate(groups):
         # A side whose m2 positions hold no other group: its nearest
         # other-group row is just outside the run of the row's own group.
@@ -208,7 +257,7 @@ def _projection_best(points, w, padded):
                                   (right_none[k], run_end[run_id])):
                 need = np.flatnonzero(none & (nearest >= 0) & (nearest < n))
                 if need.size:
-                    cand_sq = _exact_sq32(points.Z, order[need], order[nearest[need]])
+                    cand_sq = _exact_sq32(points, order[need], order[nearest[need]])
                     better = cand_sq < val[k, need]
                     val[k, need[better]] = cand_sq[better]
                     jpos[k, need[better]] = nearest[need][better]
@@ -225,7 +274,7 @@ def _true_distances(points, i, j):
     out = np.empty(len(i))
     for s in range(0, len(i), CAST_ROWS):
         part = slice(s, s + CAST_ROWS)
-        out[part] = points.scale * robust_norms(points.Z[i[part]] - points.Z[j[part]])
+        out[part] = points.scale * robust_norms(points.rows(i[part]) - points.rows(j[part]))
     return out
 
 
@@ -240,8 +289,8 @@ def _others_best(points, order):
     n, m2 = points.n, points.m2
     # Sorted points plus a sentinel row n, at infinite squared distance, that
     # stands for the candidates beyond either end of a complement.
-    Z_sorted = np.zeros((n + 1, points.Z.shape[1]), dtype=np.float32)
-    _take32(points.Z, order, Z_sorted[:n])
+    Z_sorted = np.zeros((n + 1, points.d), dtype=np.float32)
+    _take32(points, order, Z_sorted[:n])
     sq_sorted = np.empty(n + 1, dtype=np.float32)
     sq_sorted[:n] = points.sq32[order]
     sq_sorted[n] = np.inf
@@ -279,17 +328,22 @@ def _others_best(points, order):
     return best_sq, best_j
 
 
+def _index_type(n):
+    """The narrowest integer type of row indices below ``n`` (memory: a few per row)."""
+    return np.int32 if n < 2 ** 31 else np.intp
+
+
 def _run_projections(points, W, want_totals):
     """Fold the projections of ``W`` (columns) in order; strict ``<`` keeps the first."""
     n_attr = len(points.codes)
     best_sq = np.full((n_attr, points.n), np.inf, dtype=np.float32)
-    best_j = np.zeros((n_attr, points.n), dtype=np.intp)
+    best_j = np.zeros((n_attr, points.n), dtype=_index_type(points.n))
     totals = []
-    rows = np.arange(points.n)
     padded = points.buffer()
     for v in range(W.shape[1]):
         sq, j = _projection_best(points, W[:, v], padded)
         if want_totals:
+            rows = np.arange(points.n)
             dist = np.stack([_true_distances(points, rows, j[k]) for k in range(n_attr)])
             totals.append(np.c_[dist.max(axis=1), dist.sum(axis=1)])
         better = sq < best_sq
@@ -328,7 +382,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         complement in projected order (no band limit).
     minmax : tuple of ndarray, optional
         ``(lo, span)`` of :func:`._numerics.min_max`: the features are
-        ``(X - lo) / span``, scaled in this function's own copy.
+        ``(X - lo) / span``, scaled a chunk of rows at a time (no copy of ``X``).
 
     Returns
     -------
@@ -338,12 +392,9 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         Only with ``reduce="total"``: per projection and attribute, the
         maximum and the sum of the row distances of that projection alone.
     """
-    Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    apply_min_max(Z[:, 1:], minmax)  # the features of our own copy, in place
-    Z = centre_columns(Z, name="X", first_name="the label", copy=False)  # our own copy
-    scale = power_of_two_scale(Z)
-    Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
-    n, d = Z.shape
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n, d = X.shape[0], X.shape[1] + 1
     if projections is None:
         projections = draw_projections(d, m1, n_vectors, random_state)
     n_proj = projections.shape[1]
@@ -351,8 +402,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     budget = (working_memory * 2 ** 20 if working_memory is not None
               else working_memory_bytes()) / n_workers
     budget = min(budget, MAX_WORKING_MEMORY * 2 ** 20) / 2 ** 20
-    points = _Points(Z, codes, m2, budget, candidates)
-    points.scale = scale
+    points = _Points(X, y, minmax, codes, m2, budget, candidates)
     want_totals = reduce == "total"
     n_tasks = 1 if n_workers == 1 else min(n_proj, 2 * n_workers)
     bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)
