@@ -34,6 +34,7 @@ from skfair_manifold.distances._cost import (
     switch_after_pilot,
 )
 from skfair_manifold.distances._exact import ExactEngine
+from skfair_manifold.distances._exact_index import index_usable
 from skfair_manifold.distances._numerics import (
     apply_min_max,
     distance_features,
@@ -66,13 +67,15 @@ def auto_choice(X, labels, codes, *, minmax, m1, m2, n_vectors, sample_size):
     n, p = X.shape
     state = fold_state(X, codes, minmax=minmax)
     if state == "lists":
-        engine, n_unique, joint = None, n, np.array([n])
+        engine, n_unique, joint, index = None, n, np.array([n]), False
     else:
         engine = ExactEngine(X, labels, codes, minmax=minmax)
         n_unique, joint = layout_sizes(engine.layout)
+        index = index_usable(engine.layout)
     choice = choose(n_samples=n, n_features=p, n_unique=n_unique, joint_sizes=joint,
                     group_sizes=group_sizes(codes), m1=m1, n_vectors=n_vectors, m2=m2,
-                    n_labels=len(labels), sample_size=sample_size, cache_state=state)
+                    n_labels=len(labels), sample_size=sample_size, cache_state=state,
+                    index=index)
     choice.n_unique, choice.switched = n_unique, False
     return choice, engine
 
