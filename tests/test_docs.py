@@ -32,6 +32,8 @@ def _build(tmp_path, *, plot_gallery):
     shutil.copytree(ROOT / "docs", tmp_path / "docs",
                     ignore=shutil.ignore_patterns("_build", "generated", "auto_examples"))
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    # pages include measured results from benchmarks/results
+    shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
     env["SKFAIR_DOCS_PLOT_GALLERY"] = str(plot_gallery)
