@@ -262,9 +262,22 @@ BIAS_AUDIT_OPTIONS = [
     option("--score", metavar="COLUMN",
            help="scores instead of decisions: selected means scored strictly above the "
                 "median of everyone assessed (the scoring rate of Local Law 144)"),
-    option("--sensitive", required=True, nargs="+", metavar="COLUMN",
+    option("--sensitive", nargs="+", metavar="COLUMN",
            help="the sensitive columns (sex, race/ethnicity, ...); an empty field, or "
-                "--unknown, is an unknown category"),
+                "--unknown, is an unknown category (required unless --membership-columns)"),
+    option("--membership-columns", action="append", metavar="NAME=COL,COL,...",
+           help="an attribute estimated, not observed (race from BISG, ...): its name and "
+                "the columns of each person's probability of every category, the column "
+                "names the categories (or CATEGORY:COLUMN); repeat for several "
+                "(e.g. --membership-columns race=white,black,hispanic,asian)"),
+    option("--proxy", metavar="COLUMN",
+           help="with --membership-columns: the stratum each row's probabilities come from "
+                "(the surname-area cell, the area); without it each distinct row of "
+                "probabilities is a stratum"),
+    option("--estimate", default="weighted", metavar="ESTIMATE",
+           help="with --membership-columns: weighted (the weighted estimate), most_likely, "
+                "or a threshold in (0.5, 1] (shortcuts that bias the ratios; they warn) "
+                "(default: weighted)"),
     option("--unknown", metavar="LABEL",
            help="the label that marks an unknown category (e.g. 'Unknown'), besides "
                 "empty fields"),

@@ -404,3 +404,71 @@ def test_the_callers_arrays_are_left_as_they_are():
     pd.testing.assert_frame_equal(P, before)
     np.testing.assert_array_equal(y, y0)
     np.testing.assert_array_equal(z, z0)
+
+
+# ----------------------------------------------------------------- fairness_report
+
+
+def _report_data(n=1200, seed=9):
+    rng = np.random.default_rng(seed)
+    member = rng.dirichlet([0.6, 0.5, 0.4], 10)
+    z = rng.integers(0, 10, n)
+    y_pred = rng.integers(0, 2, n)
+    y_true = rng.integers(0, 2, n)
+    sex = rng.choice(["f", "m"], n)
+    return z, y_true, y_pred, sex, pd.DataFrame(member[z], columns=CATS)
+
+
+def test_the_report_gives_the_weighted_rates_and_the_bounds():
+    from skfair_manifold.metrics import fairness_report
+
+    z, y_true, y_pred, sex, P = _report_data()
+    report = fairness_report(y_true, y_pred, sensitive_features={"sex": sex},
+                             membership={"race": P}, proxy=z)
+    race = report.by_group.loc["race"]
+    for k in CATS:
+        p = P[k].to_numpy()
+        assert race.loc[k, "count"] == pytest.approx(p.sum())
+        assert race.loc[k, "selection_rate"] == pytest.approx((p * y_pred).sum() / p.sum())
+        positives = y_true == 1
+        assert race.loc[k, "true_positive_rate"] == pytest.approx(
+            (p * y_pred)[positives].sum() / p[positives].sum())
+    sex_rows = report.by_group.loc["sex"]
+    assert sex_rows.loc["f", "count"] == pytest.approx(np.sum(sex == "f"))
+    audit = bias_audit(y_pred, membership={"race": P}, proxy=z, sensitive_features={"sex": sex},
+                       min_share=0.0, intersect=False).table  # the report's default
+    want = audit[audit.characteristic == "race"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(report.bounds, want)
+    assert any("race is estimated" in s for s in report.headline)
+    assert report.options["membership"]["race"]["n_strata"] == 10
+    # without labels: the same weighted selection rates
+    bare = fairness_report(None, y_pred, membership={"race": P}, proxy=z)
+    np.testing.assert_allclose(bare.by_group.loc["race", "selection_rate"],
+                               race["selection_rate"])
+
+
+def test_the_report_of_an_eager_frame_is_the_rows_report():
+    from skfair_manifold.metrics import fairness_report
+
+    z, y_true, y_pred, sex, P = _report_data(n=600)
+    df = pd.DataFrame({"t": y_true, "p": y_pred, "sex": sex, "zone": z,
+                       "pa": P["a"], "pb": P["b"], "pc": P["c"]})
+    a = fairness_report("t", "p", data=df, sensitive_features="sex",
+                        membership={"race": {"a": "pa", "b": "pb", "c": "pc"}}, proxy="zone")
+    b = fairness_report(y_true, y_pred, sensitive_features=pd.DataFrame({"sex": sex}),
+                        membership={"race": P}, proxy=z)
+    pd.testing.assert_frame_equal(a.by_group, b.by_group)
+    pd.testing.assert_frame_equal(a.bounds, b.bounds)
+
+
+@pytest.mark.parametrize("extra, match", [
+    ({"X": np.zeros((1200, 2))}, "HFM"),
+    ({"n_boot": 100}, "n_boot"),
+    ({"target_type": "continuous"}, "binary report"),
+])
+def test_the_report_refuses_what_needs_observed_groups(extra, match):
+    from skfair_manifold.metrics import fairness_report
+
+    z, y_true, y_pred, _, P = _report_data()
+    with pytest.raises(ValueError, match=match):
+        fairness_report(y_true, y_pred, membership={"race": P}, proxy=z, **extra)

@@ -308,9 +308,10 @@ def _audit(tables, *, comparator, min_share, confidence, tiers, options):
     headline = audit_headline(table, unknown, comparators=used, confidence=confidence,
                               tiers=tiers)
     for name, info in (options.get("estimated") or {}).items():
+        of = "the intersectional category" if name == "intersectional" else name
         headline.append(
             f"{name} is estimated ({info['estimate']} estimate over {info['n_strata']} "
-            f"strata): its rates and ratios hold if the decision is independent of {name} "
+            f"strata): its rates and ratios hold if the decision is independent of {of} "
             f"given the stratum; without that assumption only the bounds and their "
             f"intervals do.")
     return BiasAudit(table=table, unknown=unknown, headline=headline, options=options,

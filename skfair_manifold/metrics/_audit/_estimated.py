@@ -254,5 +254,7 @@ def _describe(tables, estimated, estimate, proxy):
             out[ch.name] = {
                 "estimate": ch.estimate, "strata": ch.strata, "n_strata": int(sizes.size),
                 "median_stratum": median, "labelled": ch.labelled,
-                "assumption": ASSUMPTION.format(name=ch.name, strata=ch.strata)}
+                "assumption": ASSUMPTION.format(
+                    name="the intersectional category" if ch.name == "intersectional"
+                    else ch.name, strata=ch.strata)}
     return out

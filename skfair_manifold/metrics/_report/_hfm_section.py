@@ -13,6 +13,7 @@ from ...utils._validation import is_dataframe
 from .._common import UndefinedFairnessWarning
 from .._hfm._metrics import hfm_report as _hfm_report
 from .._hfm._witnesses import witness_records
+from .._risk import column_risk
 
 #: an attribute without an interval, or with an exact value
 _NO_INTERVAL = ConfidenceInterval(np.nan, np.nan)
@@ -89,3 +90,16 @@ def _interval(per_attribute, k):
         return _NO_INTERVAL
     low, high = np.asarray(per_attribute, dtype=np.float64)[k]
     return ConfidenceInterval(float(low), float(high))
+
+
+def _dr_section(estimator, X, sensitive, attributes, options, summary_label):
+    """The discriminative risk of each sensitive column of ``X`` (perturbed in the raw
+    ``X``, found and encoded once in ``sensitive``) and their mean (the summary row)."""
+    import pandas as pd
+
+    values = {name: column_risk(estimator, X, [sensitive.positions[k]],
+                                [sensitive.x_names[k]], encoded=[sensitive.encoded(k)],
+                                **options)
+              for k, name in enumerate(attributes)}
+    values[summary_label] = float(np.mean(list(values.values())))
+    return pd.Series(values, name="discriminative_risk")

@@ -78,6 +78,13 @@ class FairnessReport(Bunch):
     dr : Series or None
         With ``estimator``: the discriminative risk per attribute and their
         mean (the summary row, DR_avg of the HFM paper).
+    bounds : DataFrame or None
+        With ``membership``: the :func:`bias_audit` table of the estimated
+        attributes' categories (the sharp bounds of the selection rate and the
+        impact ratio over who in each stratum was selected, and their
+        interval), which hold without the weighted rates' assumption;
+        ``options["membership"]`` says per attribute what the weighted rates
+        assume and what the strata are.
     options : dict
         The options and settings the report was made with, the favourable
         outcome in words (``favourable_text``), the package version and the
