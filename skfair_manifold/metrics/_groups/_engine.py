@@ -99,7 +99,7 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
         sums = table.sums(k)
         values = table.groups[k]
         count = sums["count"].sum(axis=(1, 2))
-        whole = count.dtype.kind in "iu"  # expected counts (estimated groups) stay fractional
+        whole = table.count.dtype.kind in "iu"  # expected counts (estimated groups) stay fractional
         count = count.astype(np.int64) if whole else count
         compared = count >= min_group_size
         rates = rates_of(sums["weight"])
