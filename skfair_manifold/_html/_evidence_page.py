@@ -15,6 +15,7 @@ import numpy as np
 
 from ._charts import graph_layout
 from ._environment import _environment
+from ._harm_section import harm_context
 from ._text import SafeText, _num, _pval, safe_text, unique_anchors
 
 SIDES = ("unprotected", "protected")
@@ -80,7 +81,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                  "low": values["diff_lower"][i], "high": values["diff_upper"][i],
                  "verdict": str(values["verdict"][i]) if "verdict" in values else ""}
         for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value", "detectable_gap",
-                     "k"):
+                     "k", "pn", "pn_low", "pn_high", "shortfall", "shortfall_low",
+                     "shortfall_high"):
             entry[name] = values[name][i] if name in values else None
         flagged.append(entry)
         if i >= max_sheets:
@@ -125,7 +127,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                "graph": graph, "max_sheets": max_sheets, "level": level, "words": words,
                "two_sided": two_sided, "provenance": provenance,
                "stamp": _stamp(summary, provenance),
-               "inline_ids": INLINE_IDS,
+               "inline_ids": INLINE_IDS, "harm": harm_context(report, ids, continuous),
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)
 

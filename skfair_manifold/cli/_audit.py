@@ -242,6 +242,18 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                   f"{quiet['median']:.3f} (the median candidate's; from {quiet['low']:.3f} "
                   f"to {quiet['high']:.3f}) could not have been seen; --all-rows writes each "
                   f"row's detectable_gap.", file=sys.stderr)
+        harm = report.settings.get("harm") or {}
+        if "expected_harmed" in harm:
+            print(f"expected number harmed (refused because {protected}={protected_value!s}): "
+                  f"{harm['expected_harmed']:.1f} [{harm['harmed_low']:.1f}, "
+                  f"{harm['harmed_high']:.1f}] ({100 * harm['confidence']:g}% interval); "
+                  f"{harm['more_likely_than_not']} more likely than not harmed (pn_low > 0.5)"
+                  f"; --all-rows writes each row's pn.", file=sys.stderr)
+        elif "total_shortfall" in harm:
+            print(f"total shortfall of the {protected}={protected_value!s} rows: "
+                  f"{harm['total_shortfall']:.6g} [{harm['shortfall_low']:.6g}, "
+                  f"{harm['shortfall_high']:.6g}] ({100 * harm['confidence']:g}% interval); "
+                  f"--all-rows writes each row's shortfall.", file=sys.stderr)
         if len(report) and "verdict" in report.summary:
             labels, counts = np.unique(np.asarray(report.summary["verdict"], dtype=str),
                                        return_counts=True)

@@ -15,6 +15,8 @@ import numpy as np
 from .. import __version__
 from ._constants import AUTO_CEILING, AUTO_FLOOR
 from ._evidence import SIDES, SituationTestingReport, python_value
+from ._harm._people import AMOUNT_COLUMNS, ASSUMPTIONS, BINARY_COLUMNS, harm_confidence, person_harm
+from ._harm._totals import TOTAL, design_effect, harm_table, situations
 from ._flags import (
     FDR_NAMES,
     audit_rates,
@@ -64,6 +66,7 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     unknown)."""
     candidate, out, n_all, n_eff_all, self_unit = audit_rates(fitted, settings, Z, y)
     mask, q, cutoff = decide(fitted, settings, out, Z, y, n_eff_all)
+    harm, harm_settings = harm_of(fitted, settings, Z, y, candidate, out, n_eff_all, self_unit)
     rows = np.flatnonzero(mask)
     k_rows = k_of_rows(fitted, settings, Z[rows], self_unit[rows])  # counted once
     sub_out, n, n_eff, self_unit, cells = transform_rows(
@@ -83,6 +86,8 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     gaps = detectable(settings, out, n_eff_all, candidate, mask, cutoff)
     summary["detectable_gap"] = gaps[rows]
     summary["k"] = k_rows
+    for name in harm["names"]:
+        summary[name] = harm["columns"][name][rows]
     testers = tester_table(fitted, rows, cells)
     records, units = fitted.records, fitted.units
     Zr = Z[rows]
@@ -94,6 +99,9 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     audit = {"candidate": candidate, "flagged": mask,
              "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
              "verdict_reason": reason, "detectable_gap": gaps}
+    audit.update({name: harm["columns"][name] for name in harm["names"]})
+    if not settings.continuous:
+        audit["more_likely_than_not"] = harm["columns"]["pn_low"] > 0.5
     cell_rows = fitted.method.cell_rows()
     record_rows = _tester_rows(testers, cell_rows)
     return SituationTestingReport(
@@ -104,10 +112,34 @@ def build_report(fitted, settings, Z, y, fitted_rows):
         settings=audit_settings(fitted, settings, rule=rule, n_rows=Z.shape[0],
                                 n_candidates=int(candidate.sum()),
                                 n_flagged=int(rows.shape[0])),
-        record_rows=record_rows,
+        record_rows=record_rows, harm=harm["table"], harm_settings=harm_settings,
         records={str(name): records.decode(j, records.Z[record_rows, j])
                  for j, name in enumerate(fitted.columns)},
         audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
+
+
+def harm_of(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
+    """Each candidate's harm (:mod:`._harm._people`), the table of situations and total
+    (:mod:`._harm._totals`) and what the page says of them."""
+    columns, info = person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit)
+    confidence = harm_confidence(settings)
+    design = design_effect(fitted, settings, Z, candidate, self_unit)
+    table = harm_table(columns, candidate, continuous=settings.continuous, design=design,
+                       groups=situations(fitted, Z, candidate), confidence=confidence)
+    names = AMOUNT_COLUMNS if settings.continuous else BINARY_COLUMNS
+    total = table.loc[TOTAL]
+    said = {"confidence": confidence, "design_effect": design, "assumptions": ASSUMPTIONS,
+            **info}
+    if settings.continuous:
+        said.update(total_shortfall=float(total["total_shortfall"]),
+                    shortfall_low=float(total["shortfall_low"]),
+                    shortfall_high=float(total["shortfall_high"]))
+    else:
+        said.update(expected_harmed=float(total["expected_harmed"]),
+                    harmed_low=float(total["harmed_low"]),
+                    harmed_high=float(total["harmed_high"]),
+                    more_likely_than_not=int(np.sum(columns["pn_low"] > 0.5)))
+    return {"columns": columns, "names": names, "table": table}, said
 
 
 def verdicts_of(fitted, settings, Z, candidate, rows, self_unit, out, mask, n_eff, cutoff,

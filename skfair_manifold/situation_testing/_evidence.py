@@ -151,7 +151,8 @@ class SituationTestingReport(Sequence):
 
     def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
                  y_fit, method, k, rule, audit=None, provenance=None, settings=None,
-                 records=None, record_rows=None, audited_fitted=False):
+                 records=None, record_rows=None, audited_fitted=False, harm=None,
+                 harm_settings=None):
         self.summary = summary
         self.testers = testers
         self.method = method
@@ -163,6 +164,8 @@ class SituationTestingReport(Sequence):
         self.records = {} if records is None else records
         self.record_rows = np.zeros(0, dtype=np.intp) if record_rows is None else record_rows
         self.audited_fitted = bool(audited_fitted)
+        self.harm = harm
+        self.settings["harm"] = {} if harm_settings is None else dict(harm_settings)
         self._claimants = claimants
         self._decisions = decisions
         self._own_rows = own_rows
