@@ -13,6 +13,8 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 if (_ROOT / "skfair_manifold" / "__init__.py").exists():
     sys.path.insert(0, str(_ROOT))
+# docs/_ext: results_include, the directive that includes a benchmark's results file
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 import skfair_manifold  # noqa: E402
 
@@ -28,6 +30,7 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "results_include",
 ]
 
 templates_path = ["_templates"]
