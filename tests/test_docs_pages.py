@@ -87,6 +87,18 @@ def test_a_how_to_page_opens_with_code_and_stays_short(path):
         f"{page.name}: show the output a reader will see after a code block")
 
 
+#: the longest line of code that shows whole in the column at 1280 px (headless Chromium)
+MAX_CODE_LINE = 76
+
+
+@pytest.mark.parametrize("path", WITH_CODE, ids=_ids(WITH_CODE))
+def test_a_page_s_code_fits_the_column(path):
+    page = howto_pages.read_page(path)
+    long = [(b.line, line) for b in page.blocks if b.runs for line in b.code.splitlines()
+            if len(line) > MAX_CODE_LINE]
+    assert not long, f"{page.name}: code lines over {MAX_CODE_LINE} characters: {long}"
+
+
 def test_the_page_statistics_script_prints_every_page():
     out = subprocess.run([sys.executable, str(ROOT / "docs" / "howto_pages.py")],
                          capture_output=True, text=True, timeout=60)
