@@ -22,7 +22,7 @@ def harm_context(report, ids, continuous):
     flagged = np.asarray(audit["flagged"], dtype=bool)
     if continuous:
         out.update(total=said["total_shortfall"], low=said["shortfall_low"],
-                   high=said["shortfall_high"])
+                   high=said["shortfall_high"], people=[], n_not_listed=0)
         value, key = "total_shortfall", "shortfall"
     else:
         likely = np.asarray(audit["more_likely_than_not"], dtype=bool)
@@ -37,6 +37,7 @@ def harm_context(report, ids, continuous):
                    n_not_listed=max(0, order.shape[0] - MAX_LISTED))
         value, key = "expected_harmed", "harmed"
     out["counterfactual"] = report.settings.get("counterfactual")
+    out["situations"] = None
     situations = table.drop(index="total")
     if len(situations):
         top = situations.sort_values(value, ascending=False).head(MAX_SITUATIONS)

@@ -15,8 +15,6 @@ import numpy as np
 from .. import __version__
 from ._constants import AUTO_CEILING, AUTO_FLOOR
 from ._evidence import SIDES, SituationTestingReport, python_value
-from ._harm._people import AMOUNT_COLUMNS, ASSUMPTIONS, BINARY_COLUMNS, harm_confidence, person_harm
-from ._harm._totals import TOTAL, design_effect, harm_table, situations
 from ._flags import (
     FDR_NAMES,
     audit_rates,
@@ -28,6 +26,14 @@ from ._flags import (
     rule_text,
     transform_rows,
 )
+from ._harm._people import (
+    AMOUNT_COLUMNS,
+    ASSUMPTIONS,
+    BINARY_COLUMNS,
+    harm_confidence,
+    person_harm,
+)
+from ._harm._totals import TOTAL, design_effect, harm_table, situations
 from ._records import KINDS
 from ._selection._cbn import CAUSAL_EFFECT_NOTES
 from ._selection._methods import CBNMethod

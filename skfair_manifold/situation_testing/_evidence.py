@@ -19,7 +19,20 @@ person (``report.summary_frame()`` is the pandas version):
 ``q_value`` (NaN outside the candidates), ``verdict``,
 ``verdict_reason`` (``""`` outside the candidates) and ``detectable_gap``
 (NaN outside the candidates, and where no gap up to ``p1 = 1`` would be
-flagged with probability 0.8).
+flagged with probability 0.8); for a yes/no decision ``pn``, ``pn_low``,
+``pn_high`` (each candidate's probability of necessity and its interval at
+``1 - alpha_test``, see ``_harm``) and ``more_likely_than_not``
+(``pn_low > 0.5``); for an amount ``shortfall``, ``shortfall_low``,
+``shortfall_high``. NaN outside the candidates.
+
+``report.harm`` -- a DataFrame, one row per CBN-DD situation (its values
+of ``q_``) and a last row ``"total"``: ``candidates``,
+``expected_harmed``, ``harmed_low``, ``harmed_high`` (an amount:
+``total_shortfall``, ``shortfall_low``, ``shortfall_high``);
+``report.settings["harm"]`` the totals, the confidence, the calibration
+and the assumptions in words. ``report.counterfactual`` (None unless
+``counterfactual_decisions`` was given the report) the model's flips beside
+the verdicts.
 
 ``report.provenance`` -- what the evidence rests on: ``package`` (name and
 version), ``date`` (UTC), ``options`` (the auditor's parameters),
@@ -144,9 +157,17 @@ class SituationTestingReport(Sequence):
         (the smallest gap this person's testers would have flagged with
         probability 0.8: for a person not flagged, "a gap below it could
         not have been seen").
+        With the harm of each candidate (``pn``, ``pn_low``, ``pn_high``,
+        ``more_likely_than_not``; an amount: ``shortfall`` and its interval).
     provenance : dict
         Package version, date, options, graph and its source, the column
         kinds and whether each was declared or inferred.
+    harm : DataFrame
+        How many were harmed (or how much is owed): per CBN-DD situation and
+        in a last row ``"total"``, with the interval at ``1 - alpha_test``.
+    counterfactual : DataFrame or None
+        Filled by
+        :func:`~skfair_manifold.situation_testing.counterfactual_decisions`.
     """
 
     def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
@@ -165,6 +186,7 @@ class SituationTestingReport(Sequence):
         self.record_rows = np.zeros(0, dtype=np.intp) if record_rows is None else record_rows
         self.audited_fitted = bool(audited_fitted)
         self.harm = harm
+        self.counterfactual = None
         self.settings["harm"] = {} if harm_settings is None else dict(harm_settings)
         self._claimants = claimants
         self._decisions = decisions

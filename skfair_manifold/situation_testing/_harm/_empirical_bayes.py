@@ -38,9 +38,11 @@ import numpy as np
 RATE_GRID = 30
 #: grid points of a gap in the decision's units
 GAP_GRID = 200
-#: EM iterations at most, and the change of the log-likelihood that stops it
+#: EM steps at most (SQUAREM cycles of three), and the relative gain of the log-likelihood
+#: that stops it (the flat directions of an NPMLE converge slowly; at 1e-6 the candidates'
+#: summed posterior means are within 0.3% of their value at 1e-10)
 EM_ITERATIONS = 3000
-EM_TOLERANCE = 1e-10
+EM_TOLERANCE = 1e-6
 
 
 def _triangle(m=RATE_GRID):
@@ -52,25 +54,46 @@ def _triangle(m=RATE_GRID):
 
 
 def npmle(likelihood, weights, *, iterations=EM_ITERATIONS, tol=EM_TOLERANCE):
-    """The mixing weights on the grid maximising ``sum_i w_i log sum_s L_is g_s`` (EM).
+    """The mixing weights on the grid maximising ``sum_i w_i log sum_s L_is g_s``.
 
     ``likelihood`` (U, S): each distinct observation's likelihood at each grid
     point, scaled per row (the scale does not change the maximiser);
-    ``weights`` (U,): how many candidates share it.
+    ``weights`` (U,): how many candidates share it. The EM algorithm,
+    accelerated by SQUAREM (Varadhan and Roland 2008: two EM steps give a
+    direction, a step along it, then one EM step to stabilise; a step that
+    lowers the likelihood falls back to plain EM), until the log-likelihood
+    gains less than ``tol`` (relative).
     """
-    U, S = likelihood.shape
-    g = np.full(S, 1.0 / S)
+    S = likelihood.shape[1]
     w = weights / weights.sum()
-    previous = -np.inf
-    for _ in range(iterations):
-        mix = likelihood @ g
-        mix = np.maximum(mix, 1e-300)
-        value = float(w @ np.log(mix))
-        g = g * (likelihood.T @ (w / mix))
-        g /= g.sum()
-        if value - previous < tol * max(1.0, abs(value)):
+
+    def em(g):
+        mix = np.maximum(likelihood @ g, 1e-300)
+        new = g * (likelihood.T @ (w / mix))
+        return new / new.sum()
+
+    def loglik(g):
+        return float(w @ np.log(np.maximum(likelihood @ g, 1e-300)))
+
+    g = np.full(S, 1.0 / S)
+    value = loglik(g)
+    for _ in range(max(1, iterations // 3)):
+        g1 = em(g)
+        g2 = em(g1)
+        r, v = g1 - g, g2 - 2.0 * g1 + g
+        norm_v = float(np.sqrt(v @ v))
+        step = -float(np.sqrt(r @ r)) / norm_v if norm_v > 0 else -1.0
+        step = min(step, -1.0)
+        proposal = np.maximum(g - 2.0 * step * r + step * step * v, 0.0)
+        total = proposal.sum()
+        candidate = em(proposal / total) if total > 0 else g2
+        new_value = loglik(candidate)
+        if not np.isfinite(new_value) or new_value < loglik(g2):
+            candidate, new_value = g2, loglik(g2)
+        done = new_value - value < tol * max(1.0, abs(value))
+        g, value = candidate, new_value
+        if done:
             break
-        previous = value
     return g
 
 
@@ -94,6 +117,20 @@ def _distinct(*columns):
     return values, inverse.ravel(), counts.astype(np.float64)
 
 
+def binary_likelihood(a1, n1, a2, n2):
+    """The distinct observations on the lattice and their likelihood on the grid:
+    ``(inverse, counts, likelihood (U, S), pi1 (S,), pi2 (S,))``."""
+    r1, r2 = np.clip(a1 / n1, 0, 1), np.clip(a2 / n2, 0, 1)
+    values, inverse, counts = _distinct(np.round(r1 * 400) / 400, np.round(np.log(n1) * 50),
+                                        np.round(r2 * 400) / 400, np.round(np.log(n2) * 50))
+    u1, un1 = values[:, 0], np.exp(values[:, 1] / 50)
+    u2, un2 = values[:, 2], np.exp(values[:, 3] / 50)
+    p1, p2 = _triangle()
+    log_l = (np.outer(u1 * un1, np.log(p1)) + np.outer((1 - u1) * un1, np.log1p(-p1))
+             + np.outer(u2 * un2, np.log(p2)) + np.outer((1 - u2) * un2, np.log1p(-p2)))
+    return inverse, counts, np.exp(log_l - log_l.max(axis=1, keepdims=True)), p1, p2
+
+
 def binary_harm(a1, n1, a2, n2, *, confidence):
     """Per candidate ``pn``, ``pn_low``, ``pn_high`` and the posterior variance of ``pn``
     (a dict of arrays), from the recalibrated testers' counts (see the module)."""
@@ -102,15 +139,7 @@ def binary_harm(a1, n1, a2, n2, *, confidence):
     ok = np.isfinite(a1) & np.isfinite(a2) & (n1 > 0) & (n2 > 0)
     if not ok.any():
         return out
-    r1, r2 = np.clip(a1[ok] / n1[ok], 0, 1), np.clip(a2[ok] / n2[ok], 0, 1)
-    values, inverse, counts = _distinct(np.round(r1 * 400) / 400, np.round(np.log(n1[ok]) * 50),
-                                        np.round(r2 * 400) / 400, np.round(np.log(n2[ok]) * 50))
-    u1, un1 = values[:, 0], np.exp(values[:, 1] / 50)
-    u2, un2 = values[:, 2], np.exp(values[:, 3] / 50)
-    p1, p2 = _triangle()
-    log_l = (np.outer(u1 * un1, np.log(p1)) + np.outer((1 - u1) * un1, np.log1p(-p1))
-             + np.outer(u2 * un2, np.log(p2)) + np.outer((1 - u2) * un2, np.log1p(-p2)))
-    likelihood = np.exp(log_l - log_l.max(axis=1, keepdims=True))
+    inverse, counts, likelihood, p1, p2 = binary_likelihood(a1[ok], n1[ok], a2[ok], n2[ok])
     post = _posterior(likelihood, npmle(likelihood, counts))
     pn = (p1 - p2) / (1 - p2)
     upper = np.minimum(1.0, p1 / (1 - p2))
@@ -119,8 +148,9 @@ def binary_harm(a1, n1, a2, n2, *, confidence):
     rows = np.flatnonzero(ok)
     out["pn"][rows] = mean[inverse]
     out["pn_var"][rows] = np.maximum(post @ pn ** 2 - mean ** 2, 0.0)[inverse]
-    out["pn_low"][rows] = _quantile(post, pn, a / 2)[inverse]
-    out["pn_high"][rows] = _quantile(post, upper, 1 - a / 2)[inverse]
+    # an interval holds its point (a posterior with an atom may put a quantile past it)
+    out["pn_low"][rows] = np.minimum(_quantile(post, pn, a / 2), mean)[inverse]
+    out["pn_high"][rows] = np.maximum(_quantile(post, upper, 1 - a / 2), mean)[inverse]
     return out
 
 
@@ -149,6 +179,6 @@ def amount_harm(gap, se, *, confidence):
     rows = np.flatnonzero(ok)
     out["shortfall"][rows] = mean[inverse]
     out["shortfall_var"][rows] = np.maximum(post @ grid ** 2 - mean ** 2, 0.0)[inverse]
-    out["shortfall_low"][rows] = _quantile(post, grid, a / 2)[inverse]
-    out["shortfall_high"][rows] = _quantile(post, grid, 1 - a / 2)[inverse]
+    out["shortfall_low"][rows] = np.minimum(_quantile(post, grid, a / 2), mean)[inverse]
+    out["shortfall_high"][rows] = np.maximum(_quantile(post, grid, 1 - a / 2), mean)[inverse]
     return out

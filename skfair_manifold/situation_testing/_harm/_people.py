@@ -40,25 +40,29 @@ def harm_confidence(settings):
 def person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
     """Per row (NaN outside the candidates) the harm columns, ``unshrunk`` (the testers'
     own estimate of the person's harm, not clipped at 0) and ``sampling_var`` (its sampling
-    variance): the totals' intervals read both; with the calibration's parameters: ``(columns, info)``."""
+    variance): the totals' intervals read both; with the calibration's parameters:
+    ``(columns, info)``."""
     protected = np.asarray(fitted.group(Z), dtype=bool)
-    rows = np.union1d(calibration_rows(~protected), calibration_rows(protected))
-    rows = np.union1d(rows, np.flatnonzero(candidate))
+    # the calibration reads an even spread of each group's rows, whatever their decision
+    # (adding the candidates to it would over-represent the refused)
+    fit_u, fit_p = calibration_rows(~protected), calibration_rows(protected)
+    rows = np.union1d(np.union1d(fit_u, fit_p), np.flatnonzero(candidate))
     all_out, _, all_n = rates(fitted, settings, Z, self_unit=self_unit, rows=rows)
     y = np.asarray(y, dtype=np.float64) if settings.continuous else \
         np.asarray(fitted.positive(y), dtype=np.float64)
-    fit_u = np.intersect1d(rows, np.flatnonzero(~protected))
-    fit_p = np.intersect1d(rows, np.flatnonzero(protected))
     fit_u = fit_u[np.isfinite(all_out[fit_u, 0]) & (all_n[fit_u, 0] > 0)]
     fit_p = fit_p[np.isfinite(all_out[fit_p, 1]) & (all_n[fit_p, 1] > 0)]
     cand = np.flatnonzero(candidate)
     n = Z.shape[0]
     if settings.continuous:
-        params = (linear_calibration(all_out[fit_u, 0], y[fit_u]),
-                  linear_calibration(all_out[fit_p, 1], y[fit_p]))
-        (a1, b1), (a2, b2) = params
-        gap = (a1 + b1 * out[cand, 0]) - (a2 + b2 * out[cand, 1])
-        se = max(abs(b1), abs(b2)) * out[cand, 6]
+        # one line for both sides: two lines fitted apart would add the difference of their
+        # intercepts and slopes to every person's gap (measured: a null wage audit of 8,000
+        # rows owed 2.3 million), while the neighbourhoods' pull to the centre is the same
+        means = np.concatenate([all_out[fit_u, 0], all_out[fit_p, 1]])
+        params = (linear_calibration(means, np.concatenate([y[fit_u], y[fit_p]])),)
+        slope = params[0][1]
+        gap = slope * (out[cand, 0] - out[cand, 1])
+        se = abs(slope) * out[cand, 6]
         found = amount_harm(gap, se, confidence=harm_confidence(settings))
         found["sampling_var"] = se ** 2
         found["unshrunk"] = gap
@@ -72,6 +76,13 @@ def person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
         # the sampling variance of the testers' own estimate (p1 - p2) / (1 - p2)
         found["sampling_var"] = (r1 * (1 - r1) / m1 + r2 * (1 - r2) / m2) / (1 - r2) ** 2
         found["unshrunk"] = (r1 - r2) / (1 - r2)
+        # the interval holds her own testers' sampling uncertainty too: its lower end is at
+        # most their one-sided bound of (p1 - p2) / (1 - p2) at the audit's level (the prior,
+        # fitted on the same audit, may put an atom on a few extreme situations)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            own_low = np.maximum(out[cand, 3], 0.0) / (1.0 - out[cand, 1])
+        own_low = np.where(np.isfinite(own_low), own_low, 0.0)
+        found["pn_low"] = np.fmin(found["pn_low"], own_low)
         names = BINARY_COLUMNS + ("sampling_var", "unshrunk")
     columns = {}
     for name in names:

@@ -13,8 +13,10 @@ This module fits ``g`` per side by logistic calibration (Platt scaling:
 ``logit g(s) = a + b logit s``, ``s`` the testers' rate with half a tester
 of each kind added), the unprotected side on the unprotected rows and the
 protected side on the protected rows, each person left out of her own
-testers as ever; and for an amount, the linear regression of the person's
-own amount on her testers' mean. A recalibrated rate keeps the binomial
+testers as ever; and for an amount, the least-squares line of the person's
+own amount on her own group's testers' mean, one line for both groups (the
+gap is its slope times the testers' gap: lines fitted apart would add their
+difference to every gap). A recalibrated rate keeps the binomial
 noise of the testers, scaled by the map's slope (the delta method): its
 *effective* number of testers is ``s (1 - s) n / (g (1 - g) b^2)``.
 """
