@@ -22,6 +22,7 @@ from skfair_manifold.cli._io import (
     frame_to_csv,
     open_parquet,
     parquet_value,
+    quote_identifier,
     write_text,
 )
 
@@ -50,7 +51,7 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
     check_columns(_Columns, file, used)
     if features:
         keep = list(dict.fromkeys([protected, *features, decision]))
-        relation = relation.select(*[f'"{c}"' for c in keep])
+        relation = relation.select(*[quote_identifier(c) for c in keep])
     protected_value = parquet_value(relation, protected, protected_value, "--protected-value")
     positive_label = parquet_value(relation, decision, positive_label, "--positive-label")
     from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
