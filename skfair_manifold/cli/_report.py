@@ -16,7 +16,13 @@ rows, the file is read with pandas as with HFM.
 
 import re
 
-from skfair_manifold.cli._hfm import file_provenance, load_predictions, measure, note
+from skfair_manifold.cli._hfm import (
+    file_provenance,
+    load_predictions,
+    measure,
+    note,
+    note_favourable,
+)
 from skfair_manifold.cli._io import (
     CLIError,
     check_columns,
@@ -75,6 +81,7 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
     report.options["hfm_features"] = data["features"] if hfm else None
     for message in messages:
         note(quiet, f"warning: {message}")
+    note_favourable(quiet, report, pos_label)
     write_text(output, report.to_html(title=title))
     return 0
 
