@@ -578,7 +578,10 @@ def test_audit_summary_on_stderr(capsys, decisions_csv):
     code, _, err = cli(capsys, "audit", path, *args, "-k", "20")
     assert code == EXIT_OK, err
     assert "\r" not in err  # not a terminal: no progress bar
-    assert "flagged as discriminated" in err
+    assert "flagged by the rule" in err and "flagged as discriminated" not in err
+    line = next(x for x in err.splitlines() if "flagged by the rule" in x)
+    if "; verdicts: " in line:  # every verdict a flag can have, counted beside "flagged"
+        assert all(f"{v} " in line for v in ("discriminated", "fragile", "insufficient"))
 
 
 def test_audit_bad_values(capsys, tmp_path, decisions_csv):

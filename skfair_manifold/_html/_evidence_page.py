@@ -40,12 +40,13 @@ def check_ids(ids, n_rows, what="X"):
 
 
 def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
-                    title="Situation testing: evidence"):
+                    title="Situation testing: evidence", fragment=False):
     """The HTML evidence page of ``report``: a summary, then one sheet per flagged person.
 
     ``ids`` names the audited rows (their positions when None);
     ``fitted_ids`` the fitted rows, from which the testers come (``ids``
     when the audited rows are the fitted ones, else their positions).
+    ``fragment``: the summary and the list for a notebook, inside a ``<div>``.
     """
     settings, provenance = report.settings, report.provenance
     ids = check_ids(ids, settings["n_rows"])
@@ -117,7 +118,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
         graph = graph_layout(provenance["graph"], decision, q, protected)
     power = report.not_flagged_gaps()
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
-               "power": power,
+               "power": power, "fragment": fragment,
+               "verdicts": report.verdict_counts(), "headline": report.headline,
                "headers": {c: _header(c) for c in shown},
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown),

@@ -81,9 +81,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._html import render_evidence
+from ..utils._plain import plain_values
 from ._stats._power import not_flagged_gaps
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
+
+#: the verdicts a flagged person can have (``_verdict``), in the order they are counted
+FLAGGED_VERDICTS = ("discriminated", "fragile", "insufficient")
 
 _NUMBERS = ("p1", "p2", "mean1", "mean2", "diff", "diff_lower", "diff_upper", "p_value",
             "q_value", "n1", "n2", "diff_se", "df", "detectable_gap")
@@ -147,6 +151,10 @@ class SituationTestingReport(Sequence):
     provenance : dict
         Package version, date, options, graph and its source, the column
         kinds and whether each was declared or inferred.
+    headline : list of str
+        What the audit found, in sentences: the people flagged by the rule
+        and the count of each verdict among them, what the candidates not
+        flagged could have shown.
     """
 
     def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
@@ -184,6 +192,64 @@ class SituationTestingReport(Sequence):
             return None
         return not_flagged_gaps(self.audit["detectable_gap"], self.audit["candidate"],
                                 self.audit["flagged"])
+
+    def verdict_counts(self):
+        """How many flagged people have each verdict: a dict, ``FLAGGED_VERDICTS`` first."""
+        counts = dict.fromkeys(FLAGGED_VERDICTS, 0)
+        for verdict in np.asarray(self.summary.get("verdict", []), dtype=str).tolist():
+            counts[verdict] = counts.get(verdict, 0) + 1
+        return counts if "verdict" in self.summary else {}
+
+    @property
+    def headline(self):
+        """What the audit found, in sentences (see the class's attributes)."""
+        settings = self.settings
+        n, m = len(self), settings.get("n_candidates", len(self))
+        who = ("protected rows" if settings.get("decision_kind") == "continuous"
+               else "protected rows with a negative decision")
+        counts = self.verdict_counts()
+        verdicts = (": verdicts " + ", ".join(f"{v} {c}" for v, c in counts.items())
+                    if counts and n else "")
+        sentences = [f"{n} of the {m} candidates ({who}) are flagged by the rule"
+                     f"{verdicts}. Only 'discriminated' holds at K/2 and 2K testers; "
+                     f"'fragile' and 'insufficient' flags are leads, not findings."
+                     if n else f"None of the {m} candidates ({who}) is flagged by the rule."]
+        quiet = self.not_flagged_gaps()
+        if quiet is not None and quiet["n"] and quiet["median"] is not None:
+            sentences.append(f"The {quiet['n']} candidates not flagged: with these testers a "
+                             f"gap below {quiet['median']:.3g} (the median candidate's) "
+                             f"could not have been seen.")
+        if self.provenance.get("protected_arc") is False:
+            sentences.append("The causal graph has no arc from the protected attribute to "
+                             "the decision: every flag is fragile.")
+        return sentences
+
+    def to_frame(self):
+        """One row per flagged person: :meth:`summary_frame`."""
+        return self.summary_frame()
+
+    def to_dict(self, *, undefined=None):
+        """The audit as plain Python values (JSON-ready; nan becomes ``undefined``).
+
+        Returns
+        -------
+        data : dict
+            ``headline``, ``verdicts`` (verdict -> flagged people),
+            ``flagged`` (a list of rows, as :meth:`to_frame`), ``not_flagged``
+            (:meth:`not_flagged_gaps`), ``method``, ``k``, ``rule``,
+            ``settings`` and ``provenance``.
+        """
+        rows = self.to_frame().to_dict(orient="records")
+        return plain_values({"headline": self.headline, "verdicts": self.verdict_counts(),
+                             "flagged": rows, "not_flagged": self.not_flagged_gaps(),
+                             "method": self.method, "k": self.k, "rule": self.rule,
+                             "settings": self.settings, "provenance": self.provenance},
+                            undefined=undefined)
+
+    def _repr_html_(self):
+        """The page's summary and list of the flagged, compact, for notebooks (no sheets)."""
+        return render_evidence(self, max_sheets=0, title="Situation testing",
+                               fragment=True)
 
     def __len__(self):
         return int(self.summary["row"].shape[0])
