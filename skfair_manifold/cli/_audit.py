@@ -253,7 +253,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     summary = {"file": file, **report.settings, "seconds": round(elapsed, 3),
                "sha256": report.provenance["input_sha256"], "provenance": report.provenance}
     if html is not None:
-        write_text(html, report.to_html(ids=ids, max_sheets=html_sheets))
+        write_text(html, report.to_html(ids=ids if id else None,  # else: "position"
+                                        max_sheets=html_sheets))
     if testers is not None:
         cells = tester_frame(report, ids=ids, id_column=id)
         write_text(testers, _frame_text(cells, format=format, csv_escape=csv_escape))

@@ -149,8 +149,13 @@ class SituationTestingReport(Sequence):
         probability 0.8: for a person not flagged, "a gap below it could
         not have been seen").
     provenance : dict
-        Package version, date, options, graph and its source, the column
-        kinds and whether each was declared or inferred.
+        Package version, date, options, graph and its source, the weak
+        parents left out of Q, the column kinds and whether each was
+        declared or inferred.
+    index : ndarray or None
+        The labels of the audited ``X``'s index (a pandas frame whose index
+        is not its positions), which name the rows on the page; None:
+        the rows are named by their position.
     headline : list of str
         What the audit found, in sentences: the people flagged by the rule
         and the count of each verdict among them, what the candidates not
@@ -171,6 +176,8 @@ class SituationTestingReport(Sequence):
         self.records = {} if records is None else records
         self.record_rows = np.zeros(0, dtype=np.intp) if record_rows is None else record_rows
         self.audited_fitted = bool(audited_fitted)
+        self.index = None
+        self.fitted_index = None
         self._claimants = claimants
         self._decisions = decisions
         self._own_rows = own_rows
@@ -225,8 +232,11 @@ class SituationTestingReport(Sequence):
         return sentences
 
     def to_frame(self):
-        """One row per flagged person: :meth:`summary_frame`."""
-        return self.summary_frame()
+        """One row per flagged person (:meth:`summary_frame`), named by ``index`` if any."""
+        frame = self.summary_frame()
+        if self.index is not None:
+            frame.insert(0, "index", self.index[np.asarray(self.summary["row"], dtype=np.intp)])
+        return frame
 
     def to_dict(self, *, undefined=None):
         """The audit as plain Python values (JSON-ready; nan becomes ``undefined``).
@@ -333,13 +343,16 @@ class SituationTestingReport(Sequence):
         Parameters
         ----------
         ids : array-like of shape (n_rows,) or None, default=None
-            A distinct name per audited row (its position when None); the
-            sheet of a person is found in the page as ``#person-<id>``
-            (characters other than ASCII letters, digits, ``-`` and ``_``
-            become ``_``, and a short hash of the id follows).
+            A distinct name per audited row. None: the audited DataFrame's
+            index (``index``), or the row's position when it has none (the
+            page then says "position"). The sheet of a person is found in
+            the page as ``#person-<id>`` (characters other than ASCII
+            letters, digits, ``-`` and ``_`` become ``_``, and a short hash
+            of the id follows).
         fitted_ids : array-like or None, default=None
             A distinct name per fitted row, for the testers. None: ``ids``
-            when the audited rows were the fitted data, else the positions.
+            when the audited rows were the fitted data, else the fitted
+            DataFrame's index, or the positions.
         max_sheets : int, default=500
             Sheets for at most the first ``max_sheets`` flagged people; all
             are listed in the summary.

@@ -328,7 +328,7 @@ str, int or list
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["sensitive"], estimator,
             {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT),
              "confidence": confidence, **(hfm_options or {})},
-            caught, parts.summary_label)
+            caught, parts.summary_label, index=rows.get("index"))
 
     dr = None if estimator is None else _dr_section(
         estimator, X, rows["sensitive"], attributes,
