@@ -37,6 +37,7 @@ from ._harm._totals import TOTAL, design_effect, harm_table, situations
 from ._records import KINDS
 from ._selection._cbn import CAUSAL_EFFECT_NOTES
 from ._selection._methods import CBNMethod
+from ._selection import _weak_parents
 from ._stats._continuous import detectable_mean_gaps
 from ._stats._power import detectable_gaps, next_flag_threshold
 from ._verdict import near_testers, structure_bootstrap, verdicts
@@ -201,6 +202,8 @@ def provenance(fitted, settings):
     declared = {str(c): kind for kind in KINDS for c in (getattr(settings, kind) or [])}
     graph = attributes["graph_"]
     uses_graph = graph is not None
+    info = attributes["structure_info_"]
+    effects = info.get("effects", {})
     return {
         "package": f"skfair_manifold {__version__}",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -210,7 +213,12 @@ def provenance(fitted, settings):
         {str(c): [str(p) for p in ps] for c, ps in graph.items()},
         "graph_source": None if not uses_graph else
         ("given" if settings.graph is not None else "learned"),
-        "protected_arc": attributes["structure_info_"].get("protected_arc"),
+        "protected_arc": info.get("protected_arc"),
+        # the decision's parents the weak-parent rule left out of Q, with their effects
+        "weak_parents": {str(fitted.columns[j]): float(effects.get(j, np.nan))
+                         for j in info.get("weak_parents", ())},
+        "min_parent_effect": _weak_parents.MIN_PARENT_EFFECT,
+        "min_own_subgroup_share": _weak_parents.MIN_OWN_SUBGROUP_SHARE,
         "column_kinds": {str(c): {"kind": kind,
                                   "how": "declared" if str(c) in declared else "inferred"}
                          for c, kind in attributes["attribute_kinds_"].items()},
