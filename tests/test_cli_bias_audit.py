@@ -88,3 +88,66 @@ def test_bad_input_is_one_line_in_the_command_line_s_words(csv_file, capsys, arg
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert "y_pred" not in err and "tiers=" not in err
+
+
+def _estimated_frame(n=2000, seed=3):
+    rng = np.random.default_rng(seed)
+    member = rng.dirichlet([0.6, 0.5, 0.4], 12)
+    tract = rng.integers(0, 12, n)
+    hired = (rng.random(n) < 0.3).astype(int)
+    return pd.DataFrame({"hired": hired, "sex": rng.choice(["female", "male"], n),
+                         "tract": tract, "p_white": member[tract, 0],
+                         "p_black": member[tract, 1], "p_hispanic": member[tract, 2]})
+
+
+def test_estimated_race_from_csv_and_parquet_is_the_api_s(tmp_path, capsys):
+    duckdb = pytest.importorskip("duckdb")
+    frame = _estimated_frame()
+    csv_path, parquet_path = tmp_path / "est.csv", tmp_path / "est.parquet"
+    frame.to_csv(csv_path, index=False)
+    duckdb.from_df(frame).write_parquet(str(parquet_path))
+    spec = "race=white:p_white,black:p_black,hispanic:p_hispanic"
+    outs = []
+    for path in (csv_path, parquet_path):
+        out = tmp_path / f"{path.suffix[1:]}.csv"
+        assert main(["bias-audit", str(path), "--decision", "hired", "--sensitive", "sex",
+                     "--membership-columns", spec, "--proxy", "tract", "-o", str(out)]) == 0
+        outs.append(pd.read_csv(out))
+    stdout = capsys.readouterr().out
+    assert "race (estimated: weighted over 12 strata; comparator:" in stdout
+    P = frame[["p_white", "p_black", "p_hispanic"]].set_axis(["white", "black", "hispanic"],
+                                                               axis=1)
+    want = bias_audit(frame["hired"], sensitive_features=frame[["sex"]],
+                      membership={"race": P}, proxy=frame["tract"]).table
+    for got in outs:
+        np.testing.assert_allclose(got["rate_low"], want["rate_low"], atol=1e-9)
+        np.testing.assert_allclose(got["impact_ratio_ci_low"], want["impact_ratio_ci_low"],
+                                   atol=1e-9)
+        assert list(got["estimate"]) == list(want["estimate"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--membership-columns", "race"], "write NAME=COLUMN,COLUMN"),
+    (["--membership-columns", "race=p_white,p_blak"], "Did you mean 'p_black'"),
+    (["--sensitive", "sex", "--proxy", "tract"], "--proxy gives the strata"),
+    ([], "give the sensitive columns"),
+    (["--membership-columns", "race=p_white,p_black"], "--membership-columns race row 0: it "
+                                                        "sums to"),
+    (["--membership-columns", "race=p_white,p_black,p_hispanic", "--estimate", "mode"],
+     "--estimate must be"),
+])
+def test_estimated_input_errors_are_one_line_in_its_words(tmp_path, capsys, args, message):
+    path = tmp_path / "est.csv"
+    _estimated_frame(n=200).to_csv(path, index=False)
+    assert main(["bias-audit", str(path), "--decision", "hired", *args]) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_shortcut_warns_on_stderr(tmp_path, capsys):
+    path = tmp_path / "est.csv"
+    _estimated_frame(n=300).to_csv(path, index=False)
+    assert main(["bias-audit", str(path), "--decision", "hired", "--membership-columns",
+                 "race=p_white,p_black,p_hispanic", "--proxy", "tract", "--estimate",
+                 "most_likely", "-q"]) == 0
+    assert "warning: --estimate 'most_likely'" in capsys.readouterr().err

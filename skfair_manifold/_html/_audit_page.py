@@ -10,15 +10,20 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
     data = audit.to_dict()
     options = data["options"]
     total = options["n_assessed"] or 0
+    estimated = options.get("estimated") or {}
     unknown = [{"name": name, "count": _count(value),
                 "share": _share(value / total) if total else "–"}
-               for name, value in data["unknown"].items()]
+               for name, value in data["unknown"].items()
+               if name.split(" / ")[-1] not in estimated]
     parts = []
     for row in data["table"]:
         title_ = row["characteristic"] if row.get("tier") is None \
             else f"tier {row['tier']}: {row['characteristic']}"
         if not parts or parts[-1]["title"] != title_:
-            parts.append({"title": title_, "anchor": f"part-{len(parts)}", "rows": []})
+            parts.append({"title": title_, "anchor": f"part-{len(parts)}", "rows": [],
+                          "estimated": _estimated_text(
+                              (options.get("estimated") or {}).get(row["characteristic"]),
+                              options["rate_name"])})
         parts[-1]["rows"].append({
             "category": row["category"], "n": _count(row["n"]),
             "n_selected": _count(row["n_selected"]),
@@ -52,6 +57,10 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
         ("interval", f"{100 * options['confidence']:g}%: the bounds over simultaneous score "
                      "intervals of the rates (Wilson, continuity-corrected, Sidak)"),
     ]
+    if options.get("estimated"):
+        settings.append(("estimated characteristics' interval",
+                         "the delta method over the strata's cells: the lower bound's lower "
+                         "limit to the upper bound's upper limit"))
     if options.get("tiers"):
         settings.append(("tiers", "; ".join(" | ".join(t) for t in options["tiers"])))
     context = {"title": title, "generated": options["created"], "options": options,
@@ -59,6 +68,20 @@ def render_bias_audit(audit, *, title="Bias audit", fragment=False):
                "headline": data["headline"], "unknown": unknown, "parts": parts,
                "failing": failing, "settings": settings, "fragment": fragment}
     return _environment().get_template("audit.html.j2").render(**context)
+
+
+def _estimated_text(info, rate_name):
+    """The sentence under an estimated characteristic's table."""
+    if not info:
+        return None
+    labelled = info.get("labelled") or 0
+    known = f"; {_count(labelled)} people of known category count where they belong" \
+        if labelled else ""
+    return (f"Estimated from membership probabilities ({info['n_strata']} strata: "
+            f"{info['strata']}, median {_count(info['median_stratum'])} people{known}). "
+            f"Assessed and selected are expected counts; the {rate_name} is the "
+            f"{info['estimate']} estimate, and low – high its sharp bounds over who in each "
+            f"stratum was selected. {info['assumption']}")
 
 
 def _share(value):

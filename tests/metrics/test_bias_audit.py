@@ -334,7 +334,7 @@ def test_tiers_give_one_table_each():
 
 
 @pytest.mark.parametrize("call, message", [
-    (dict(y_pred=[0, 1]), "sensitive_features is required"),
+    (dict(y_pred=[0, 1]), r"sensitive_features \(or membership\) is required"),
     (dict(y_pred=[0, 2, 1], sensitive_features={"s": ["a", "b", "a"]}), "tiers"),
     (dict(y_pred=[0, None, 1], sensitive_features={"s": ["a", "b", "a"]}), "missing"),
     (dict(y_pred=[0, 1], counts=pd.DataFrame({"s": ["a"], "n": [1], "n_selected": [1]})),

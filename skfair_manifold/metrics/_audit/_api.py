@@ -6,13 +6,13 @@ import datetime
 from numbers import Real
 from typing import Any
 
-
 from ... import __version__
 from ...utils._sklearn_compat import Interval, validate_params
 from ...utils._typing import ArrayLike, SensitiveLike
 from ...utils._validation import did_you_mean
 from .._frames import FrameConstraint
 from ._cells import characteristics
+from ._estimated import estimated_entries
 from ._object import BiasAudit, audit_headline
 from ._readers import counts_characteristics, frame_entries, row_entries
 from ._table import COMPARATORS, NUMBER_COLUMNS, characteristic_rows, comparator_index
@@ -24,9 +24,15 @@ MSG_ONE_SOURCE = (
     "exactly one of them; got {got}."
 )
 MSG_NO_SENSITIVE = (
-    "sensitive_features is required with y_pred or y_score: the columns of sex, "
-    "race/ethnicity, ... (a missing value, or the unknown label, is an unknown category)."
+    "sensitive_features (or membership) is required with y_pred or y_score: the columns of "
+    "sex, race/ethnicity, ... (a missing value, or the unknown label, is an unknown "
+    "category), or the probabilities of an estimated attribute."
 )
+MSG_MEMBERSHIP_COUNTS = (
+    "membership needs the rows (y_pred or y_score, in memory or in data=), not a table of "
+    "counts: the bounds come from each stratum's people."
+)
+MSG_PROXY_ALONE = "proxy= gives the strata of membership=, which was not given."
 MSG_TIERS = (
     "tiers must be a list of lists of y_pred's labels, each the labels that count as "
     "selected (e.g. [['top'], ['top', 'middle']]); got {got!r}."
@@ -51,6 +57,9 @@ MSG_COMPARATOR = (
         "intersect": ["boolean"],
         "tiers": [list, None],
         "confidence": [Interval(Real, 0, 1, closed="neither")],
+        "membership": [dict, None],
+        "proxy": ["array-like", str, None],
+        "estimate": [str, Real],
     },
     prefer_skip_nested_validation=True,
 )
@@ -67,6 +76,9 @@ def bias_audit(
     intersect: bool = True,
     tiers: list | None = None,
     confidence: float = 0.95,
+    membership: dict | None = None,
+    proxy: ArrayLike | str | None = None,
+    estimate: str | float = "weighted",
 ) -> BiasAudit:
     """The bias audit of a selection tool: rates and impact ratios per category, without labels.
 
@@ -131,6 +143,29 @@ def bias_audit(
         one table per tier (``table["tier"]``).
     confidence : float in (0, 1), default=0.95
         The coverage of the impact ratio's interval.
+    membership : dict, default=None
+        Attributes that were estimated, not observed (race from BISG, ...):
+        ``name -> P``, an (n_samples, n_categories) DataFrame of each person's
+        probability of every category (the columns name the categories; rows
+        sum to 1 within 1e-6); with ``data``, the names of its probability
+        columns (a list, or a dict category -> column). Mixed freely with
+        ``sensitive_features``; the intersection multiplies the
+        probabilities. A one-hot row is a person whose category is known; an
+        attribute with every row one-hot is read as observed. Read more in the
+        :ref:`User Guide <estimated_demographics>`.
+    proxy : array-like of shape (n_samples,) or str, default=None
+        With ``membership``: the stratum each row's probabilities come from
+        (the surname-area cell, the area, ...); with ``data``, its column. The
+        bounds let the decision depend on the category in any way within a
+        stratum. None: each distinct probability row is a stratum.
+    estimate : {"weighted", "most_likely"} or float, default="weighted"
+        With ``membership``, what ``rate`` and ``impact_ratio`` hold: the
+        weighted estimate ``sum_i P(g | z_i) y_i / sum_i P(g | z_i)`` (unbiased
+        when the decision is independent of the category given the
+        stratum), or the shortcut of assigning each person the most likely
+        category (or, a float in (0.5, 1], the category whose probability
+        reaches it), which biases the ratios and warns. The bounds are the
+        same either way.
 
     Returns
     -------
@@ -150,6 +185,14 @@ def bias_audit(
     144 sets no threshold for the ratio: the verdict applies the Uniform
     Guidelines' four-fifths rule, beside their statistical tests
     (``fisher_p_value``, ``z_score``).
+
+    With ``membership``, an estimated characteristic's bounds are the sharp
+    bounds over who in each stratum was selected (every stratum's selected
+    count of a category anywhere between the Frechet bounds of its margins,
+    the categories sharing the stratum's selected), and its interval runs from
+    the lower bound's to the upper bound's one-sided limit by the delta method
+    over the strata's counts; ``n`` and ``n_selected`` are expected counts,
+    and the tests, which need observed categories, are NaN.
 
     Examples
     --------
@@ -183,7 +226,16 @@ def bias_audit(
                "intersect": bool(intersect),
                "unknown_label": None if unknown is None else str(unknown),
                "tiers": None if tiers is None else [list(map(str, t)) for t in tiers]}
-    if counts is not None:
+    if membership is None and proxy is not None:
+        raise ValueError(MSG_PROXY_ALONE)
+    if membership is not None:
+        if counts is not None:
+            raise ValueError(MSG_MEMBERSHIP_COUNTS)
+        tables, extra = estimated_entries(y_pred, y_score, sensitive_features, data,
+                                          membership, proxy, unknown, tiers, estimate,
+                                          intersect)
+        options.update(extra)
+    elif counts is not None:
         tables = [(None, counts_characteristics(counts, sensitive_features, unknown,
                                                 intersect))]
         options.update(source="counts", what="selection rate", rate_name="selection rate",
@@ -255,6 +307,13 @@ def _audit(tables, *, comparator, min_share, confidence, tiers, options):
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     headline = audit_headline(table, unknown, comparators=used, confidence=confidence,
                               tiers=tiers)
+    for name, info in (options.get("estimated") or {}).items():
+        of = "the intersectional category" if name == "intersectional" else name
+        headline.append(
+            f"{name} is estimated ({info['estimate']} estimate over {info['n_strata']} "
+            f"strata): its rates and ratios hold if the decision is independent of {of} "
+            f"given the stratum; without that assumption only the bounds and their "
+            f"intervals do.")
     return BiasAudit(table=table, unknown=unknown, headline=headline, options=options,
                      provenance={})
 
@@ -263,8 +322,8 @@ def _assessed(tables):
     """The people assessed: the first characteristic's known and unknown together."""
     for _, chs in tables:
         for ch in chs:
-            value = float(ch.n.sum()) + ch.n_unknown
-            return int(value) if value == int(value) else value
+            value = ch.n_rows if hasattr(ch, "n_rows") else float(ch.n.sum()) + ch.n_unknown
+            return int(round(value)) if abs(value - round(value)) < 1e-6 else value
     return 0
 
 

@@ -31,7 +31,9 @@ class BiasAudit(Bunch):
         ``fisher_p_value`` and ``z_score`` (the Uniform Guidelines' tests
         against the comparator: Fisher's exact test and the two-standard-
         deviation test, significant when ``|z| > 2``), ``share`` (of the
-        assessed) and ``note``. With ``tiers``, a first column ``tier``.
+        assessed), ``estimate`` (``"observed"``; for an attribute estimated
+        from ``membership``, ``"weighted"`` or the shortcut's name) and
+        ``note``. With ``tiers``, a first column ``tier``.
     unknown : Series
         Per characteristic (and tier), the number assessed whose category is
         unknown: not in ``n``, bounded in the ``_low`` and ``_high`` columns.
@@ -42,7 +44,10 @@ class BiasAudit(Bunch):
     options : dict
         The options the audit was made with, each characteristic's comparator
         (``comparators``), the scoring median and its ties, the package
-        version and the date.
+        version and the date; with ``membership``, ``estimated``: per
+        estimated characteristic its estimate, its strata (what they are, how
+        many, the median size), the people of known category and the
+        assumption under which the estimate is the true rate.
     provenance : dict
         Where the data came from (the command line fills the input file and
         its SHA-256); empty from Python.

@@ -14,6 +14,7 @@ import numpy as np
 from scipy import stats
 
 from ._bounds import rate_bounds, ratio_bounds
+from ._frechet import frechet_bounds
 from ._intervals import ratio_intervals
 
 #: the four-fifths rule: an impact ratio below this fails
@@ -26,7 +27,7 @@ COMPARATORS = ("most_selected", "most_selected_any")
 NUMBER_COLUMNS = ["n", "n_selected", "rate", "impact_ratio", "comparator", "excluded",
                   "rate_low", "rate_high", "impact_ratio_low", "impact_ratio_high",
                   "impact_ratio_ci_low", "impact_ratio_ci_high", "verdict",
-                  "fisher_p_value", "z_score", "share", "note"]
+                  "fisher_p_value", "z_score", "share", "estimate", "note"]
 
 
 def _div(a, b):
@@ -62,11 +63,9 @@ def rule_of(ch, comparator):
     return "most_selected"
 
 
-def characteristic_rows(ch, *, comparator, min_share, confidence):
-    """The rows (a dict of columns) of one characteristic, and what its comparator was."""
+def _comparison(ch, comparator, min_share, share):
+    """The categories rated and eligible, the comparator's position, the rates and ratios."""
     K = len(ch.cells)
-    total = float(ch.n.sum()) + ch.n_unknown
-    share = _div(ch.n, total) if total > 0 else np.full(K, np.nan)
     excluded = share < min_share
     rate = _div(ch.s, ch.n)
     rule = rule_of(ch, comparator)
@@ -83,6 +82,64 @@ def characteristic_rows(ch, *, comparator, min_share, confidence):
     ratio = np.full(K, np.nan)
     if ref is not None and rate[ref] > 0:
         ratio = np.where(rated, rate / rate[ref], np.nan)
+    return excluded, rate, rule, named, rated, eligible, ref, ratio
+
+
+def _notes(K, excluded, rated, share, min_share, ref):
+    note = np.array(["" for _ in range(K)], dtype=object)
+    for i in range(K):
+        if excluded[i] and not rated[i]:
+            note[i] = (f"under {min_share:g} of the assessed ({share[i]:.4f}): left out of "
+                       f"the ratios")
+        if ref is not None and i == ref:
+            note[i] = "comparator" + (f"; {note[i]}" if note[i] else "")
+    return note
+
+
+def estimated_rows(ch, *, comparator, min_share, confidence):
+    """The rows of a characteristic estimated from membership probabilities
+    (:class:`._strata.EstimatedCharacteristic`): the estimate, the Frechet bounds over its
+    strata and their interval (:mod:`._frechet`); the tests need observed categories."""
+    K = len(ch.cells)
+    total = ch.n_rows
+    share = _div((ch.m0 + ch.m1).sum(axis=0), total) if total > 0 else np.full(K, np.nan)
+    excluded, rate, rule, named, rated, eligible, ref, ratio = _comparison(
+        ch, comparator, min_share, share)
+    bounds = frechet_bounds(ch.n0, ch.n1, ch.m0, ch.m1, eligible=eligible, rated=rated,
+                            comparator=named, confidence=confidence)
+    verdict = np.array([_verdict(r, lo, hi, x) for r, lo, hi, x in
+                        zip(ratio, bounds["ci_low"], bounds["ci_high"], excluded & ~rated)],
+                       dtype=object)
+    columns = {
+        "n": np.asarray(ch.n, dtype=np.float64).copy(),
+        "n_selected": np.asarray(ch.s, dtype=np.float64).copy(), "rate": rate,
+        "impact_ratio": ratio,
+        "comparator": np.arange(K) == (ref if ref is not None else -1),
+        "excluded": excluded & ~rated,
+        "rate_low": bounds["rate_low"], "rate_high": bounds["rate_high"],
+        "impact_ratio_low": np.where(rated, bounds["low"], np.nan),
+        "impact_ratio_high": np.where(rated, bounds["high"], np.nan),
+        "impact_ratio_ci_low": np.where(rated, bounds["ci_low"], np.nan),
+        "impact_ratio_ci_high": np.where(rated, bounds["ci_high"], np.nan),
+        "verdict": verdict, "fisher_p_value": np.full(K, np.nan),
+        "z_score": np.full(K, np.nan), "share": share,
+        "estimate": np.array([ch.estimate] * K, dtype=object),
+        "note": _notes(K, excluded, rated, share, min_share, ref),
+    }
+    used = {"rule": rule, "category": None if ref is None else ch.cells[ref]}
+    return columns, used
+
+
+def characteristic_rows(ch, *, comparator, min_share, confidence):
+    """The rows (a dict of columns) of one characteristic, and what its comparator was."""
+    if hasattr(ch, "m0"):
+        return estimated_rows(ch, comparator=comparator, min_share=min_share,
+                              confidence=confidence)
+    K = len(ch.cells)
+    total = float(ch.n.sum()) + ch.n_unknown
+    share = _div(ch.n, total) if total > 0 else np.full(K, np.nan)
+    excluded, rate, rule, named, rated, eligible, ref, ratio = _comparison(
+        ch, comparator, min_share, share)
     S, F, D = ch.pools()
     rate_low, rate_high = rate_bounds(ch.n, ch.s, S, F, D)
     low, high = ratio_bounds(ch.n, ch.s, ch.selected.sum(), ch.not_selected.sum(),
@@ -95,13 +152,7 @@ def characteristic_rows(ch, *, comparator, min_share, confidence):
     verdict = np.array([_verdict(r, lo, hi, x) for r, lo, hi, x in
                         zip(ratio, ci_low, ci_high, excluded & ~rated)], dtype=object)
     fisher, z = _tests(ch.n, ch.s, ref)
-    note = np.array(["" for _ in range(K)], dtype=object)
-    for i in range(K):
-        if excluded[i] and not rated[i]:
-            note[i] = (f"under {min_share:g} of the assessed ({share[i]:.4f}): left out of "
-                       f"the ratios")
-        if ref is not None and i == ref:
-            note[i] = "comparator" + (f"; {note[i]}" if note[i] else "")
+    note = _notes(K, excluded, rated, share, min_share, ref)
     columns = {
         "n": ch.n.copy(), "n_selected": ch.s.copy(), "rate": rate, "impact_ratio": ratio,
         "comparator": np.arange(K) == (ref if ref is not None else -1),
@@ -112,7 +163,7 @@ def characteristic_rows(ch, *, comparator, min_share, confidence):
         "impact_ratio_ci_low": np.where(rated, ci_low, np.nan),
         "impact_ratio_ci_high": np.where(rated, ci_high, np.nan),
         "verdict": verdict, "fisher_p_value": fisher, "z_score": z, "share": share,
-        "note": note,
+        "estimate": np.array(["observed"] * K, dtype=object), "note": note,
     }
     used = {"rule": rule, "category": None if ref is None else ch.cells[ref]}
     return columns, used

@@ -57,8 +57,7 @@ def rate_gaps(sums, total, rate, compared, *, metric, attr, values):
     """One attribute's gaps of ``metric``'s ``rate`` over the ``compared`` groups.
 
     The one computation of a gap from the cell table, shared by the metric
-    functions (every group compared) and the report (groups of at least
-    ``min_group_size`` rows). Groups whose rate is undefined (a zero
+    functions and the report (the groups of at least ``min_group_size`` rows). Groups whose rate is undefined (a zero
     denominator) are left out of the gap.
 
     Returns ``(rates, gaps, n_defined, message)``: the groups' rates, the
@@ -98,7 +97,9 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
     for k, name in enumerate(table.attributes):
         sums = table.sums(k)
         values = table.groups[k]
-        count = sums["count"].sum(axis=(1, 2)).astype(np.int64)
+        count = sums["count"].sum(axis=(1, 2))
+        whole = table.count.dtype.kind in "iu"  # expected counts (estimated groups) stay fractional
+        count = count.astype(np.int64) if whole else count
         compared = count >= min_group_size
         rates = rates_of(sums["weight"])
         per_attribute.append((sums, compared))
@@ -106,7 +107,7 @@ def group_tables(table, *, confidence, min_group_size, n_boot=0, rng=None):
                   for rate in RATES}
         for j, value in enumerate(values.tolist()):
             index.append((name, value))
-            row = {"count": int(count[j])}
+            row = {"count": int(count[j]) if whole else float(count[j])}
             if weighted:
                 row["weight"] = float(sums["weight"][j].sum())
             for rate in RATES:

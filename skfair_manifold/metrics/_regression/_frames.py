@@ -57,6 +57,19 @@ MSG_KS_UNRESOLVED = (
 )
 
 _N, _NT, _NP, _NW = "__skfm_n", "__skfm_n_true", "__skfm_n_pred", "__skfm_n_w"
+#: the sums' helper columns (prefixed, so that no sensitive column shares their name)
+_PMIN, _PMAX, _SW, _SW2, _WMIN = ("__skfm_p_min", "__skfm_p_max", "__skfm_w", "__skfm_w2",
+                                  "__skfm_w_min")
+
+
+def _d(k):
+    """The helper column of quantity ``k``'s shifted sum."""
+    return f"__skfm_d{k}"
+
+
+def _e(k):
+    """The helper column of quantity ``k``'s shifted sum of squares."""
+    return f"__skfm_e{k}"
 
 
 def _quantities(nw):
@@ -98,17 +111,17 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     # columns and the shifted sums (the terms are columns first, so that every
     # aggregation is elementary, as Dask asks)
     terms, sums = [], [nw.len().alias(_N), nw.col(_YT).count().alias(_NT),
-                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias("p_min"),
-                       nw.col(_YP).max().alias("p_max")]
+                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias(_PMIN),
+                       nw.col(_YP).max().alias(_PMAX)]
     if weight is not None:
-        terms += [(weight * weight).alias("w2")]
-        sums += [weight.sum().alias("w"), nw.col("w2").sum(), weight.count().alias(_NW),
-                 weight.min().alias("w_min")]
+        terms += [(weight * weight).alias(_SW2)]
+        sums += [weight.sum().alias(_SW), nw.col(_SW2).sum(), weight.count().alias(_NW),
+                 weight.min().alias(_WMIN)]
     for k, q in enumerate(quantities):
         dev = q - shift[k]
-        terms += [(dev if weight is None else dev * weight).alias(f"d{k}"),
-                  (dev * dev if weight is None else dev * dev * weight).alias(f"e{k}")]
-        sums += [nw.col(f"d{k}").sum(), nw.col(f"e{k}").sum()]
+        terms += [(dev if weight is None else dev * weight).alias(_d(k)),
+                  (dev * dev if weight is None else dev * dev * weight).alias(_e(k))]
+        sums += [nw.col(_d(k)).sum(), nw.col(_e(k)).sum()]
     cells = collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
     table = {c: np.asarray(to_numpy(cells[c]), dtype=np.float64)
              for c in cells.columns if c not in sensitive}
@@ -121,14 +134,14 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     if n < 2:
         raise ValueError("data has fewer than 2 rows: at least 2 are needed.")
     if weight is not None:
-        total = table["w"].sum()
+        total = table[_SW].sum()
         if int(table[_NW].sum()) < n or not np.isfinite(total) or total <= 0 \
-                or np.nanmin(table["w_min"]) < 0:
+                or np.nanmin(table[_WMIN]) < 0:
             raise ValueError(MSG_FRAME_WEIGHTS.format(column=weight_col))
     for k, (name, column) in enumerate((("y_pred", pred_col), ("y_true", true_col),
                                         ("y_pred", pred_col), ("y_pred", pred_col),
                                         ("y_pred", pred_col))):
-        if not (np.isfinite(table[f"d{k}"]).all() and np.isfinite(table[f"e{k}"]).all()):
+        if not (np.isfinite(table[_d(k)]).all() and np.isfinite(table[_e(k)]).all()):
             raise ValueError(MSG_FRAME_NOT_FINITE.format(name=name, column=column))
     keys = {}
     for column in sensitive:
@@ -137,7 +150,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
             raise ValueError(MSG_FRAME_SENSITIVE_MISSING.format(column=column))
         keys[column] = values
     if weight is None:
-        table["w"] = table["w2"] = table[_N]
+        table[_SW] = table[_SW2] = table[_N]
     encoded = [(column, *encode_column(keys[column], column)) for column in sensitive]
     if intersect and len(encoded) > 1:  # the combinations, ordered as in memory
         code, labels, name = combine_groups(np.column_stack([c for _, c, _ in encoded]),
@@ -148,7 +161,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     ks, passes = frame_ks(base, sensitive, weight, combos,
                             [(codes, m["count"] >= min_group_size)
                              for (_, codes, _), m in zip(encoded, moments)],
-                            (float(np.min(table["p_min"])), float(np.max(table["p_max"]))))
+                            (float(np.min(table[_PMIN])), float(np.max(table[_PMAX]))))
     attributes = []
     for (column, codes, labels), m, distance in zip(encoded, moments, ks):
         attributes.append((column, labels, m, (distance, np.full(labels.shape[0], np.nan))))
@@ -179,13 +192,13 @@ def _moments(table, codes, n_groups, shift):
     def add(column):
         return np.bincount(codes, weights=table[column], minlength=n_groups)
 
-    count, weight, weight_sq = add(_N), add("w"), add("w2")
+    count, weight, weight_sq = add(_N), add(_SW), add(_SW2)
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(weight_sq > 0, weight * weight / weight_sq, 0.0)
         mean = np.empty((len(QUANTITIES), n_groups))
         var = np.empty((len(QUANTITIES), n_groups))
         for k in range(len(QUANTITIES)):
-            first, second = add(f"d{k}") / weight, add(f"e{k}") / weight
+            first, second = add(_d(k)) / weight, add(_e(k)) / weight
             mean[k] = shift[k] + first
             central = np.clip(second - first * first, 0.0, None)
             var[k] = np.where(n_eff > 1, central * n_eff / (n_eff - 1), np.nan)

@@ -5,21 +5,26 @@ for model selection: the largest difference of the groups' mean prediction
 (statistical parity read for a quantity), of their errors, the worst group's
 error (bounded group loss, Agarwal, Dudik and Wu, 2019), and the largest
 distance of a group's distribution of predictions to the population's. Each
-is computed per sensitive attribute over every group and aggregated over the
+is computed per sensitive attribute over the groups of at least
+``min_group_size`` rows (the report's rule and default) and aggregated over the
 attributes (``aggregate``); they equal the corresponding columns of
-``fairness_report(...).gaps`` with ``min_group_size=1``.
+``fairness_report(...).gaps`` with the same ``min_group_size``.
 """
 
 from __future__ import annotations
 
+import warnings
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
 
 from ...utils._docstring import Substitution
-from ...utils._sklearn_compat import StrOptions, validate_params
+from ...utils._sklearn_compat import Interval, StrOptions, validate_params
 from ...utils._typing import ArrayLike, SensitiveLike
 from ...utils._validation import check_sample_weight, encode_sensitive
+from .._common import UndefinedFairnessWarning
+from .._groups._engine import MIN_GROUP_SIZE
 from ._engine import distribution_gaps, group_moments, row_quantities
 from ._inputs import continuous_column
 
@@ -31,6 +36,7 @@ _PARAMS = {
     "sensitive_features": ["array-like"],
     "sample_weight": ["array-like", None],
     "aggregate": [StrOptions({"max", "mean"})],
+    "min_group_size": [Interval(Integral, 1, None, closed="left")],
 }
 
 
@@ -49,7 +55,21 @@ _COMMON_DOC = """    Parameters
         Row weights.
 {option}
     aggregate : {{"max", "mean"}}, default="max"
-        How the attributes' values are combined."""
+        How the attributes' values are combined.
+
+    min_group_size : int, default=30
+        Groups with fewer rows are left out, as :func:`fairness_report` leaves
+        them out of its gaps, with the same default: the same call gives the
+        report's number. ``min_group_size=1`` takes every group. An attribute
+        with too few groups of that size (2 for a difference, 1 otherwise) is
+        ``nan``, with an :class:`UndefinedFairnessWarning` that names the sizes."""
+
+MSG_TOO_FEW_COMPARED = (
+    "{metric}: sensitive attribute {attr} has {n} group(s) of at least min_group_size={size} "
+    "rows (rows per group: {counts}), fewer than the {need} it needs, so it is nan. Pass a "
+    "smaller min_group_size (1 takes every group), knowing that small groups' means are "
+    "noisy."
+)
 
 _LOSS_DOC = """
     loss : {"absolute", "squared"}, default="absolute"
@@ -64,18 +84,43 @@ _DISTANCE_DOC = """
 """
 
 
-def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity):
-    """``quantity(moments, codes, n_groups, weights, y_pred)`` per attribute, as an array."""
+def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity, *,
+                   min_group_size, metric, need=2):
+    """``quantity(moments, codes, n_groups, weights, y_pred, compared)`` per attribute.
+
+    ``compared``: the groups of at least ``min_group_size`` rows; an attribute with
+    fewer than ``need`` of them is nan, with a warning.
+    """
     y_true = continuous_column(y_true, "y_true")
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
     weights = check_sample_weight(sample_weight, y_true.shape[0])
-    codes, _, groups = encode_sensitive(sensitive_features, y_true.shape[0])
+    codes, names, groups = encode_sensitive(sensitive_features, y_true.shape[0])
     values = row_quantities(y_true, y_pred)
     out = np.empty(len(codes))
     for k, (code, labels) in enumerate(zip(codes, groups)):
         moments = group_moments(values, code, labels.shape[0], weights)
-        out[k] = quantity(moments, code, labels.shape[0], weights, y_pred)
+        compared = moments["count"] >= min_group_size
+        if int(compared.sum()) < need:
+            warnings.warn(MSG_TOO_FEW_COMPARED.format(
+                metric=metric, attr=repr(names[k]), n=int(compared.sum()), size=min_group_size,
+                counts=dict(zip(labels.tolist(), moments["count"].tolist())),
+                need=f"{need} group(s)"), UndefinedFairnessWarning, stacklevel=3)
+            out[k] = np.nan
+            continue
+        out[k] = quantity(moments, code, labels.shape[0], weights, y_pred, compared)
     return out
+
+
+def _spread(values, compared):
+    """Largest minus smallest of the compared groups' defined values (nan under 2)."""
+    kept = values[compared & np.isfinite(values)]
+    return float(np.ptp(kept)) if kept.shape[0] >= 2 else np.nan
+
+
+def _worst(values, compared):
+    """The largest of the compared groups' defined values (nan when none is)."""
+    kept = values[compared & np.isfinite(values)]
+    return float(np.max(kept)) if kept.shape[0] else np.nan
 
 
 def _aggregate(values, aggregate):
@@ -91,6 +136,7 @@ def mean_prediction_difference(
     sensitive_features: SensitiveLike,
     sample_weight: ArrayLike | None = None,
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest difference between two groups' mean prediction of a quantity.
 
@@ -111,12 +157,14 @@ def mean_prediction_difference(
     >>> from skfair_manifold.metrics import mean_prediction_difference
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> mean_prediction_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> mean_prediction_difference(y, pred, sensitive_features=["f", "f", "m", "m"],
+    ...                            min_group_size=1)
     8.5
     """
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.ptp(m["mean"][0])), aggregate)
+        lambda m, *rest: _spread(m["mean"][0], rest[-1]), min_group_size=min_group_size,
+        metric="mean_prediction_difference"), aggregate)
 
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
@@ -130,6 +178,7 @@ def error_difference(
     sample_weight: ArrayLike | None = None,
     loss: Literal["absolute", "squared"] = "absolute",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest difference between two groups' mean error (absolute or squared).
 
@@ -144,13 +193,14 @@ def error_difference(
     >>> from skfair_manifold.metrics import error_difference
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> error_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> error_difference(y, pred, sensitive_features=["f", "f", "m", "m"], min_group_size=1)
     0.5
     """
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.ptp(m["mean"][q])), aggregate)
+        lambda m, *rest: _spread(m["mean"][q], rest[-1]), min_group_size=min_group_size,
+        metric="error_difference"), aggregate)
 
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
@@ -164,6 +214,7 @@ def bounded_group_loss(
     sample_weight: ArrayLike | None = None,
     loss: Literal["absolute", "squared"] = "absolute",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The worst group's mean error: bounded group loss (Agarwal, Dudik and Wu, 2019).
 
@@ -178,13 +229,14 @@ def bounded_group_loss(
     >>> from skfair_manifold.metrics import bounded_group_loss
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> bounded_group_loss(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> bounded_group_loss(y, pred, sensitive_features=["f", "f", "m", "m"], min_group_size=1)
     2.0
     """
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.max(m["mean"][q])), aggregate)
+        lambda m, *rest: _worst(m["mean"][q], rest[-1]), min_group_size=min_group_size,
+        metric="bounded_group_loss", need=1), aggregate)
 
 
 @validate_params({**_PARAMS, "distance": [StrOptions({"ks", "wasserstein"})]},
@@ -198,6 +250,7 @@ def distribution_distance(
     sample_weight: ArrayLike | None = None,
     distance: Literal["ks", "wasserstein"] = "ks",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest distance of a group's distribution of predictions to the population's.
 
@@ -218,15 +271,16 @@ def distribution_distance(
     >>> from skfair_manifold.metrics import distribution_distance
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> distribution_distance(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> distribution_distance(y, pred, sensitive_features=["f", "f", "m", "m"],
+    ...                       min_group_size=1)
     0.25
     """
     pick = 0 if distance == "ks" else 1
 
-    def largest(m, code, n_groups, weights, y_pred):
-        dist = distribution_gaps(y_pred, code, n_groups, np.ones(n_groups, dtype=bool),
-                                 weights)[pick]
-        return np.nanmax(dist)
+    def largest(m, code, n_groups, weights, y_pred, compared):
+        return _worst(distribution_gaps(y_pred, code, n_groups, compared, weights)[pick],
+                      compared)
 
     return _aggregate(_per_attribute(y_true, y_pred, sensitive_features, sample_weight,
-                                     largest), aggregate)
+                                     largest, min_group_size=min_group_size,
+                                     metric="distribution_distance", need=1), aggregate)

@@ -1,11 +1,13 @@
 """``fairness_report``: every per-group rate, gap, ratio and interval in one object.
 
 The group metrics (:func:`demographic_parity`, ...) return one number each;
-this module returns the view behind them. The inputs are checked once here,
-turned into a :class:`~._cells.CellTable` (per group combination, true label
-and prediction: count, weight, squared weight), and every rate, gap, interval
-and verdict comes from that table (:mod:`._group_engine`). HFM and DR, which
-need the rows, are computed beside it.
+this module returns the view behind them. The inputs are checked once
+(:mod:`._inputs`), turned into a :class:`~.._groups._cells.CellTable` (per
+group combination, true label and prediction: count, weight, squared weight),
+and every rate, gap, interval and verdict comes from that table
+(:mod:`.._groups._engine`). HFM and DR, which need the rows, are computed
+beside it; with estimated groups (``membership``), the bias audit's bounds
+(:mod:`._membership`).
 """
 
 from __future__ import annotations
@@ -15,11 +17,7 @@ import warnings
 from numbers import Integral, Real
 from typing import Any
 
-import numpy as np
-from sklearn.utils import check_random_state
-
 from ... import __version__
-from ...utils._narwhals import is_lazy
 from ...utils._sizes import MAX_BOOT  # more replicates change no visible interval
 from ...utils._sklearn_compat import HasMethods, Interval, StrOptions, validate_params
 from ...utils._summary_row import ALL_ATTRIBUTES
@@ -31,18 +29,16 @@ from ...utils._typing import (
     SensitiveLike,
 )
 from .._common import UndefinedFairnessWarning
-from .._frames import MSG_NEED_DATA, FrameConstraint, eager_inputs, refuse_rows
+from .._frames import FrameConstraint
 from .._groups._engine import FOUR_FIFTHS, MIN_GROUP_SIZE, group_tables
-from .._groups._frame_cells import frame_cell_table
 from .._groups._rates import GAP_RATES, RATES
-from .._risk import column_risk
-from ._continuous import RegressionReport, continuous_report
-from ._hfm_section import _hfm_section
-from ._no_labels import decisions_as_labels, leave_out_labels
+from ._continuous import RegressionReport
+from ._hfm_section import _dr_section, _hfm_section
+from ._inputs import read_inputs
+from ._membership import add_bounds
+from ._no_labels import leave_out_labels
 from ._object import FairnessReport, headline
-from ._rows import _rows_table
 from ._scores import add_scores
-from ._target_type import resolve_target_type
 
 __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessReport",
            "fairness_report"]
@@ -50,18 +46,13 @@ __all__ = ["ALL_ATTRIBUTES", "FOUR_FIFTHS", "GAP_RATES", "RATES", "FairnessRepor
 #: replicates of HFM's intervals over rows at most (each costs O(n_samples))
 HFM_MAX_BOOT = 2000
 
-MSG_LOSS_BINARY = (
-    "loss= is the continuous report's: the groups' mean loss of a quantity. The target was "
-    "read as class labels ({source}); for a quantity pass target_type='continuous', for "
-    "class labels leave loss out (the rates are the binary report's)."
-)
 
 
 @validate_params(
     {
         "y_true": ["array-like", str, None],
         "y_pred": ["array-like", str],
-        "sensitive_features": ["array-like", str, Integral],
+        "sensitive_features": ["array-like", str, Integral, None],
         "data": [FrameConstraint(), None],
         "X": ["array-like", None],
         "estimator": [HasMethods(["predict"]), None],
@@ -78,6 +69,8 @@ MSG_LOSS_BINARY = (
         "favourable": [StrOptions({"higher", "lower"})],
         "y_score": ["array-like", str, None],
         "loss": [callable, None],
+        "membership": [dict, None],
+        "proxy": ["array-like", str, None],
     },
     prefer_skip_nested_validation=True,
 )
@@ -85,7 +78,7 @@ def fairness_report(
     y_true: ArrayLike,
     y_pred: ArrayLike,
     *,
-    sensitive_features: SensitiveLike,
+    sensitive_features: SensitiveLike | None = None,
     data: Any = None,
     X: MatrixLike | None = None,
     estimator: Any = None,
@@ -102,15 +95,17 @@ def fairness_report(
     favourable: str = "higher",
     y_score: ArrayLike | None = None,
     loss=None,
+    membership: dict | None = None,
+    proxy: ArrayLike | str | None = None,
 ) -> FairnessReport | RegressionReport:
     """Per-group rates, the gaps and ratios of DP, EO and PQP, HFM and DR, with intervals.
 
     The view behind the package's single-number metrics, in the spirit of
     fairlearn's ``MetricFrame``: see :class:`FairnessReport` for what it
-    holds. The gaps agree with :func:`demographic_parity`,
+    holds. The gaps are :func:`demographic_parity`,
     :func:`equal_opportunity` and :func:`predictive_quality_parity`
-    (``kind="difference"`` and ``"ratio"``, both ``method`` values) when
-    every group is compared (``min_group_size=1``).
+    (``kind="difference"`` and ``"ratio"``, both ``method`` values) with the
+    same ``min_group_size`` (both default to 30).
 
     Parameters
     ----------
@@ -244,6 +239,23 @@ str, int or list
         ``[0, 1]``. In-memory rows only (with ``data``, an eager frame's
         column name).
 
+    membership : dict, default=None
+        Attributes estimated, not observed (race from BISG, ...), as in
+        :func:`bias_audit`: ``name -> P``, an (n_samples, n_categories)
+        DataFrame of probabilities (with ``data``, the names of its
+        probability columns). Every rate of such an attribute is the weighted
+        estimate (each person counts in every category with her probability
+        of it; ``count`` is the expected number of people), valid when the
+        decision and the label are independent of the category given the
+        proxy; ``bounds`` holds the bias audit's bounds of the selection rate
+        and the impact ratio, which do not assume it. In-memory rows and eager
+        frames; HFM, DR, the scores and the bootstrap need observed groups.
+        See :ref:`estimated_demographics`.
+
+    proxy : array-like of shape (n_samples,) or str, default=None
+        With ``membership``: the stratum each row's probabilities come from,
+        for the bounds (see :func:`bias_audit`).
+
     loss : callable or None, default=None
         Continuous target only: a function ``loss(y_true, y_pred)`` of two
         float arrays that returns each row's loss (for example the squared
@@ -291,55 +303,18 @@ str, int or list
     >>> gaps.four_fifths  # equal selection rates, but 4 people a group cannot show it
     'inconclusive'
     """
-    labels = y_true is not None
-    if not labels:  # the decisions alone: read as both, what needs labels left out after
-        y_true, target_type = decisions_as_labels(y_pred, target_type, X=X,
-                                                  estimator=estimator, y_score=y_score,
-                                                  loss=loss)
-    lazy = data is not None and is_lazy(data)
-    columns = {"label": y_true, "prediction": y_pred} if data is not None else None
-    if data is not None and not lazy:  # an eager frame: its columns, then the rows' path
-        y_true, y_pred, sensitive_features, sample_weight = eager_inputs(
-            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-            sample_weight=sample_weight)
-    elif data is None:
-        for name, value in (("y_true", y_true), ("y_pred", y_pred),
-                            ("sample_weight", sample_weight)):
-            if isinstance(value, str):
-                raise ValueError(MSG_NEED_DATA.format(name=name, value=value))
-    if not lazy or target_type == "continuous":
-        kind, source = (("continuous", "target_type='continuous'") if lazy
-                        else resolve_target_type(target_type, y_true, y_pred))
-        if kind == "continuous":
-            return continuous_report(
-                y_true, y_pred, sensitive_features=sensitive_features, data=data if lazy
-                else None, sample_weight=sample_weight, X=X, estimator=estimator,
-                pos_label=pos_label, n_boot=n_boot, intersect=intersect,
-                min_group_size=min_group_size, confidence=confidence, favourable=favourable,
-                source=source, names_given=columns, loss=loss)
-        if loss is not None:
-            raise ValueError(MSG_LOSS_BINARY.format(source=source))
-    if loss is not None:  # a lazy frame read as binary (target_type="auto")
-        raise ValueError(MSG_LOSS_BINARY.format(source="class labels on a lazy frame"))
-    if lazy:
-        if X is not None:
-            refuse_rows(data, what="HFM (X=)", argument="X")
-        if estimator is not None:
-            refuse_rows(data, what="the discriminative risk (estimator=)",
-                        argument="estimator")
-        names_given = columns
-        table, favourable, _ = frame_cell_table(
-            data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
-            sample_weight=sample_weight, pos_label=pos_label, metric="fairness_report")
-        rng = check_random_state(random_state)
-        seed = int(rng.randint(np.iinfo(np.int32).max))
-        attributes, weighted, rows = table.attributes, table.weighted, None
-    else:
-        table, favourable, rng, seed, rows = _rows_table(
-            y_true, y_pred, sensitive_features, X, estimator, pos_label, sample_weight,
-            random_state)
-        names_given = columns or rows["names_given"]
-        attributes, weighted = table.attributes, rows["weighted"]
+    read = read_inputs(
+        y_true, y_pred, sensitive_features=sensitive_features, data=data, X=X,
+        estimator=estimator, pos_label=pos_label, sample_weight=sample_weight,
+        intersect=intersect, min_group_size=min_group_size, n_boot=n_boot,
+        confidence=confidence, random_state=random_state, target_type=target_type,
+        favourable=favourable, y_score=y_score, loss=loss, membership=membership, proxy=proxy)
+    if isinstance(read, RegressionReport):
+        return read
+    table, favourable, rng, seed, rows = read.table, read.favourable, read.rng, read.seed, \
+        read.rows
+    names_given, attributes, weighted, labels = read.names_given, read.attributes, \
+        read.weighted, read.labels
     n = table.n_samples
     if intersect:
         table = table.intersect()
@@ -353,20 +328,11 @@ str, int or list
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["sensitive"], estimator,
             {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT),
              "confidence": confidence, **(hfm_options or {})},
-            caught, parts.summary_label)
+            caught, parts.summary_label, index=rows.get("index"))
 
-    dr = None
-    if estimator is not None:
-        import pandas as pd
-
-        options = {"random_state": seed, **(dr_options or {})}
-        sensitive = rows["sensitive"]  # the columns of X, found and encoded once
-        values = {name: column_risk(estimator, X, [sensitive.positions[k]],
-                                    [sensitive.x_names[k]], encoded=[sensitive.encoded(k)],
-                                    **options)
-                  for k, name in enumerate(attributes)}
-        values[parts.summary_label] = float(np.mean(list(values.values())))
-        dr = pd.Series(values, name="discriminative_risk")
+    dr = None if estimator is None else _dr_section(
+        estimator, X, rows["sensitive"], attributes,
+        {"random_state": seed, **(dr_options or {})}, parts.summary_label)
 
     for message in caught:
         warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
@@ -394,7 +360,12 @@ str, int or list
     if not labels:
         leave_out_labels(report)
     report["headline"] = headline(report)
+    report["bounds"] = None
+    if membership is not None:
+        add_bounds(report, read.membership, favourable, membership=membership, proxy=proxy,
+                   intersect=intersect, confidence=confidence)
     if y_score is not None:
-        add_scores(report, y_score, data=data, rows=rows, favourable=favourable,
+        add_scores(report, y_score, data=read.data, rows=rows, favourable=favourable,
                    intersect=intersect, confidence=confidence, min_group_size=min_group_size)
     return report
+

@@ -13,16 +13,19 @@ from ...utils._validation import is_dataframe
 from .._common import UndefinedFairnessWarning
 from .._hfm._metrics import hfm_report as _hfm_report
 from .._hfm._witnesses import witness_records
+from .._risk import column_risk
 
 #: an attribute without an interval, or with an exact value
 _NO_INTERVAL = ConfidenceInterval(np.nan, np.nan)
 
 
-def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label):
+def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label,
+                 index=None):
     """HFM per attribute on the features the model sees.
 
     ``sensitive`` is the call's :class:`~...utils._validation.SensitiveFeatures`
-    (HFM reads its encoding). Returns (frame, bunch, features, witnesses):
+    (HFM reads its encoding); ``index``: the caller's index labels of the rows
+    (None: they are named by position). Returns (frame, bunch, features, witnesses):
     ``witnesses`` as :func:`~.._hfm._witnesses.witness_records` gives them.
     """
     features = None
@@ -43,7 +46,8 @@ def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught
         else:  # pragma: no cover - re-emit what is not ours to record
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
-                                feature_names=features, scale=options.get("scale", True))
+                                feature_names=features, scale=options.get("scale", True),
+                                index=index)
     witnesses["method"] = bunch.method
     return _hfm_frame(bunch, sensitive.names, label), bunch, features, witnesses
 
@@ -89,3 +93,16 @@ def _interval(per_attribute, k):
         return _NO_INTERVAL
     low, high = np.asarray(per_attribute, dtype=np.float64)[k]
     return ConfidenceInterval(float(low), float(high))
+
+
+def _dr_section(estimator, X, sensitive, attributes, options, summary_label):
+    """The discriminative risk of each sensitive column of ``X`` (perturbed in the raw
+    ``X``, found and encoded once in ``sensitive``) and their mean (the summary row)."""
+    import pandas as pd
+
+    values = {name: column_risk(estimator, X, [sensitive.positions[k]],
+                                [sensitive.x_names[k]], encoded=[sensitive.encoded(k)],
+                                **options)
+              for k, name in enumerate(attributes)}
+    values[summary_label] = float(np.mean(list(values.values())))
+    return pd.Series(values, name="discriminative_risk")
