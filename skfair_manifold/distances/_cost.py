@@ -331,6 +331,14 @@ def engine_path(layout, *, index=True):
 
 
 def engine_cheaper_than_lists(layout, codes, n_features, *, index=True):
-    """``True`` when one pass of the engine costs less than building the neighbour lists."""
-    return (engine_path(layout, index=index)[0]
-            <= lists_seconds(lists_pairs(group_sizes(codes)), n_features))
+    """``True`` when one pass of the engine costs less than building the neighbour lists.
+
+    The pair blocks counted by their pairs alone (as the lists are), the
+    trees where ``index`` allows them and they cost less.
+    """
+    n_unique, joint = layout_sizes(layout)
+    engine_s = engine_seconds(engine_pairs(joint), n_features)
+    if index:
+        engine_s = min(engine_s, index_seconds(n_unique, n_features, layout_group_sizes(layout),
+                                               layout.n_labels))
+    return engine_s <= lists_seconds(lists_pairs(group_sizes(codes)), n_features)

@@ -169,5 +169,5 @@ def test_the_cost_model_takes_the_trees_on_many_rows_of_few_features():
     X = rng.random((n, 2))
     engine = ExactEngine(X, [rng.integers(0, 2, n).astype(float)], [rng.integers(0, 3, n)])
     assert engine.path == "index"
-    small = ExactEngine(X[:200], [np.zeros(200)], [rng.integers(0, 3, 200)])
-    assert small.path == "engine"
+    wide = ExactEngine(rng.random((2_000, 40)), [np.zeros(2_000)], [rng.integers(0, 3, 2_000)])
+    assert wide.path == "engine"  # many features: the pair blocks
