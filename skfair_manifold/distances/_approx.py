@@ -36,6 +36,13 @@ chosen candidate is then recomputed directly from the coordinates, so the
 returned values are exact distances. The projection vectors are drawn up front from ``random_state``,
 and results are merged in projection order, so any ``n_jobs`` gives the same
 result.
+
+Row order: given ``content`` (``hfm_report`` gives it), the projections are
+computed on the rows in an order of their content and their ties broken in
+it (:mod:`._row_order`), not by the rows' positions: a seed gives each row
+the same value for the same rows in any order (copies of one row may trade
+theirs). The points themselves are
+:class:`._approx_points._Points` (rows scaled as needed, no copy).
 """
 
 from functools import partial
@@ -44,13 +51,8 @@ import numpy as np
 from joblib import effective_n_jobs
 from numpy.lib.stride_tricks import as_strided
 
-from skfair_manifold.distances._numerics import (
-    apply_min_max,
-    check_distances_finite,
-    column_midpoints,
-    robust_norms,
-    scale_of_top,
-)
+from skfair_manifold.distances._approx_points import _Points, _take32, _true_distances
+from skfair_manifold.distances._numerics import check_distances_finite
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 from skfair_manifold.distances._approx_settings import draw_projections
 
@@ -61,104 +63,6 @@ from skfair_manifold.distances._approx_settings import draw_projections
 #: the peak above X, and the exact checks' blocks, capped by the same value,
 #: peaked higher still.
 MAX_WORKING_MEMORY = 64
-
-#: Rows cast to float32 at a time (a small float64 gather, not a copy of Z).
-CAST_ROWS = 1 << 14
-
-#: Rows projected at a time: a multiple of the rows OpenBLAS's kernels take at
-#: once, so that the chunks' products are one product's bit for bit (tested).
-PROJECT_ROWS = 1 << 14
-
-
-class _Points:
-    """The points ``(y, x)`` and the group codes shared by every projection (read-only).
-
-    No copy of the points is kept: :meth:`rows` scales rows of the caller's
-    ``X`` and ``y`` as they are needed (min-max, centred on each column's
-    midpoint, divided by a power of two), by the same elementwise operations
-    a scaled copy would have taken, so every value is that copy's bit for
-    bit; the projections are computed in chunks of ``PROJECT_ROWS`` rows.
-    At 1,000,000 x 20 the copy was 1.05 x X of the peak.
-    """
-
-    def __init__(self, X, y, minmax, codes, m2, working_memory, candidates="positions"):
-        self.X, self.y, self.minmax = X, y, minmax
-        n = X.shape[0]
-        self.n, self.d = n, X.shape[1] + 1
-        lo, hi = np.full(self.d, np.inf), np.full(self.d, -np.inf)
-        for s in range(0, n, CAST_ROWS):
-            part = self._stacked(slice(s, s + CAST_ROWS))
-            np.minimum(lo, part.min(axis=0), out=lo)
-            np.maximum(hi, part.max(axis=0), out=hi)
-        self.mid = column_midpoints(lo, hi, name="X", first_name="the label")
-        # x - mid is monotone: the extremes of the centred columns are lo - mid, hi - mid
-        top = max(0.0, float(np.max(self.mid - lo)), float(np.max(hi - self.mid))) if n \
-            else 0.0
-        self.scale = scale_of_top(top)
-        # Candidates are ranked in single precision (half the memory traffic);
-        # the distance of the chosen candidate is recomputed in double. No
-        # float32 copy of the points is kept either: each projection casts its
-        # sorted rows into its work space.
-        self.sq32 = np.empty(n, dtype=np.float32)
-        for s in range(0, n, CAST_ROWS):
-            part = self.rows(slice(s, s + CAST_ROWS)).astype(np.float32)
-            self.sq32[s:s + CAST_ROWS] = np.einsum("ij,ij->i", part, part)
-        self.codes = [np.asarray(c).astype(np.min_scalar_type(max(int(np.max(c)), 1)))
-                      for c in codes]
-        self.n = n
-        self.m2 = int(m2)
-        self.candidates = candidates
-        self.group_values = [np.unique(c) for c in self.codes]
-        # Rows per chunk of the "others" candidates: (rows, 2 m2, d) float32.
-        self.others_chunk = max(256, int(working_memory * 2**20 //
-                                         (2 * m2 * self.d * 4 * 3)))
-        self.width = int(min(m2, n - 1))
-        width = self.width
-        self.tile = int(max(16, min(256, width)))
-        self.n_tiles = -(-n // self.tile)
-        # Per tile: the products, tile x (tile + 2 width) float32 (three
-        # arrays at once), and the band's rows, tile x 2 width values of
-        # about 24 bytes (ranking values, positions, candidates, masks).
-        per_tile = self.tile * ((self.tile + 2 * width) * 4 * 3 + 2 * width * 24)
-        self.tiles_per_chunk = max(1, int(working_memory * 2**20 // per_tile))
-        self.offsets = np.r_[-width:0, 1:width + 1]
-
-    def _stacked(self, rows):
-        """Rows of ``(y, x)``, ``x`` min-max scaled: a new float64 array."""
-        X = self.X[rows]
-        part = np.empty((X.shape[0], self.d))
-        part[:, 0] = self.y[rows]
-        part[:, 1:] = X
-        apply_min_max(part[:, 1:], self.minmax)
-        return part
-
-    def rows(self, rows):
-        """The scaled points of ``rows`` (an index array or a slice), float64."""
-        part = self._stacked(rows)
-        part -= self.mid
-        part /= self.scale  # exact: a power of two; the algebra runs on O(1) values
-        return part
-
-    def project(self, w):
-        """``points @ w`` for every row, a chunk of rows at a time."""
-        out = np.empty(self.n)
-        for s in range(0, self.n, PROJECT_ROWS):
-            out[s:s + PROJECT_ROWS] = self.rows(slice(s, s + PROJECT_ROWS)) @ w
-        return out
-
-    def buffer(self):
-        """Zero-padded work space for one worker (the padding stays zero)."""
-        if self.candidates == "others":
-            return None  # no band: the candidates are slices of the complement
-        return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.d),
-                        dtype=np.float32)
-
-
-def _take32(points, rows, out):
-    """``out[:] = points[rows]`` cast to float32, in chunks (no full float64 gather)."""
-    for s in range(0, rows.size, CAST_ROWS):
-        out[s:s + CAST_ROWS] = points.rows(rows[s:s + CAST_ROWS])
-
 
 def _band(points, padded, sq_sorted, r0, r1):
     """Squared distances (for ranking) from sorted positions ``r0:r1`` to their band.
@@ -215,7 +119,10 @@ def _projection_best(points, w, padded):
     The band is processed in chunks of sorted rows within the working memory.
     """
     n = points.n
+    # ties of the projection in content order (the projections are in it too)
     order = np.argsort(points.project(w), kind="stable")
+    if points.content is not None:
+        order = points.content[order]
     if points.candidates == "others":
         return _others_best(points, order)
     width = points.width
@@ -264,18 +171,6 @@ def _projection_best(points, w, padded):
         best_sq[k, order] = val[k]
         best_j[k, order] = order[jpos[k]]
     return best_sq, best_j
-
-
-def _true_distances(points, i, j):
-    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates.
-
-    In chunks of rows (each pair's value depends on that pair alone).
-    """
-    out = np.empty(len(i))
-    for s in range(0, len(i), CAST_ROWS):
-        part = slice(s, s + CAST_ROWS)
-        out[part] = points.scale * robust_norms(points.rows(i[part]) - points.rows(j[part]))
-    return out
 
 
 def _others_best(points, order):
@@ -354,7 +249,7 @@ def _run_projections(points, W, want_totals):
 
 def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs=None,
                          reduce="row", projections=None, working_memory=None,
-                         candidates="positions", minmax=None):
+                         candidates="positions", minmax=None, content=None):
     """Approximate distance from each row to the nearest row of another group.
 
     Private entry point of the engine: the inputs are trusted.
@@ -383,6 +278,12 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     minmax : tuple of ndarray, optional
         ``(lo, span)`` of :func:`._numerics.min_max`: the features are
         ``(X - lo) / span``, scaled a chunk of rows at a time (no copy of ``X``).
+    content : ndarray of int, optional
+        The rows in an order of their content (:func:`._row_order.content_order`):
+        projections and their ties follow it, so the same rows in another order
+        get the same values (``hfm_report`` passes it). None: the rows'
+        positions (the public functions of one attribute and of several then
+        break ties alike: ExtendDist is ApproxDist per attribute bit for bit).
 
     Returns
     -------
@@ -402,7 +303,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     budget = (working_memory * 2 ** 20 if working_memory is not None
               else working_memory_bytes()) / n_workers
     budget = min(budget, MAX_WORKING_MEMORY * 2 ** 20) / 2 ** 20
-    points = _Points(X, y, minmax, codes, m2, budget, candidates)
+    points = _Points(X, y, minmax, codes, m2, budget, candidates, content=content)
     want_totals = reduce == "total"
     n_tasks = 1 if n_workers == 1 else min(n_proj, 2 * n_workers)
     bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import sklearn
 
-from skfair_manifold.distances import _approx, _exact_kernel
+from skfair_manifold.distances import _approx, _approx_points, _exact_kernel
 from skfair_manifold.distances._approx import approx_row_distances
 from skfair_manifold.distances._exact import ExactEngine, nearest_scaled
 from skfair_manifold.distances._exact_layout import _identical_rows
@@ -43,7 +43,7 @@ def test_approx_chunked_equals_one_pass(candidates, scale, monkeypatch):
     rows, totals = approx_row_distances(X, y, codes, working_memory=64, **kwargs)
     # A few rows per chunk everywhere: the band (one tile per chunk), the
     # float32 casts and the final distances.
-    monkeypatch.setattr(_approx, "CAST_ROWS", 7)
+    monkeypatch.setattr(_approx_points, "CAST_ROWS", 7)
     rows_c, totals_c = approx_row_distances(X, y, codes, working_memory=1e-4, **kwargs)
     points = _approx._Points(np.zeros((700, 5)), np.zeros(700), None, codes, 3, 1e-4)
     assert points.tiles_per_chunk * points.tile < 700  # several chunks indeed
