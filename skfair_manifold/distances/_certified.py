@@ -32,7 +32,8 @@ FIRST_BATCH = 256
 LAST_BATCH = 8192
 
 
-def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None):
+def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None,
+            content=None):
     """Exact distances of a sample, and the maxima checked within a budget.
 
     Parameters
@@ -49,6 +50,10 @@ def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None):
         ``False`` skips the maximum's check.
     n_jobs : int, default=None
         Workers of the exact checks (joblib); the result does not depend on it.
+    content : ndarray of int, optional
+        The rows in an order of their content (:func:`._row_order.content_order`):
+        rows of equal approximate distance are checked in that order, so the
+        rows checked do not depend on their positions. None: by position.
 
     Returns
     -------
@@ -75,7 +80,7 @@ def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None):
     prefix = np.zeros(n, dtype=bool)
     if want_max:
         index = np.int32 if n < 2 ** 31 else np.intp
-        orders = [[np.argsort(-approx[l, k], kind="stable").astype(index)
+        orders = [[_decreasing(approx[l, k], content).astype(index)
                    for k in range(n_attr)] for l in range(n_labels)]
         batch = FIRST_BATCH
         while True:
@@ -91,7 +96,9 @@ def certify(approx, engine, sample, *, max_checks, want_max=True, n_jobs=None):
             if not wanted or room <= 0:
                 break
             share = max(1, min(batch, room) // len(wanted))
-            rows = np.unique(np.concatenate([w[:share] for w in wanted]))[:room]
+            # the first ``room`` distinct rows in the orders' sequence (not by position)
+            cat = np.concatenate([w[:share] for w in wanted])
+            rows = np.sort(cat[np.sort(np.unique(cat, return_index=True)[1])][:room])
             exact = engine.rows(rows, n_jobs=n_jobs)
             known_rows.append(rows)
             known.append(exact)
@@ -244,3 +251,10 @@ def certified_statistics(rows, cert, sample, budget, z):
         avg=mean_all, avg_var=var_all, avg_shift=shift_all, avg_low=low_all,
         avg_high=high_all, avg_cov=cov_all,
         raw_max=raw_max, raw_mean=raw_mean)
+
+
+def _decreasing(values, content):
+    """Rows by decreasing ``values``, ties in ``content`` order (by position if None)."""
+    if content is None:
+        return np.argsort(-values, kind="stable")
+    return content[np.argsort(-values[content], kind="stable")]
