@@ -26,11 +26,15 @@ _PAIR_CHUNK = 1 << 14
 def _smallest(values, take):
     """Column indices and values of the ``take`` smallest of each row, in order.
 
-    The minima of chunks of columns (one cheap reduction, at least ``6 take``
-    chunks) give each row a threshold that at least ``take`` values reach;
-    only the values under it (about ``take`` more) are sorted. Ties are
-    broken by column, so the result is deterministic. A partial sort of every
-    value costs about five times as much.
+    The columns are dealt into ``groups`` interleaved groups (column ``c``
+    in group ``c % groups``; the last ``n_cols % groups`` columns each a
+    group of its own), whose minima are an elementwise minimum of contiguous
+    slabs (one pass at memory speed). The ``take``-th smallest minimum is a
+    threshold that at least ``take`` values reach; only the groups whose
+    minimum reaches it are read again, and their values under it (about
+    ``take`` more) are sorted. Ties are broken by column, so the result is
+    deterministic and does not depend on the grouping. A partial sort of
+    every value costs about five times as much.
     """
     n_rows, n_cols = values.shape
     if n_cols <= 4 * take:
@@ -39,12 +43,22 @@ def _smallest(values, take):
         vals = np.take_along_axis(values, part, axis=1)
         order = np.lexsort((part, vals), axis=1)
         return np.take_along_axis(part, order, axis=1), np.take_along_axis(vals, order, axis=1)
-    chunk = min(64, max(4, n_cols // (6 * take)))
-    chunk_min = np.minimum.reduceat(values, np.arange(0, n_cols, chunk), axis=1)
-    threshold = np.partition(chunk_min, take - 1, axis=1)[:, take - 1]
-    flat = np.flatnonzero(values <= threshold[:, None])
-    v = values.reshape(-1)[flat]
-    q, c = np.divmod(flat, n_cols)
+    size = min(64, max(4, n_cols // (6 * take)))  # columns per group
+    groups = n_cols // size
+    body = groups * size
+    slab = values[:, :body].reshape(n_rows, size, groups)
+    minima = np.empty((n_rows, groups + n_cols - body), dtype=values.dtype)
+    np.min(slab, axis=1, out=minima[:, :groups])
+    minima[:, groups:] = values[:, body:]
+    threshold = np.partition(minima, take - 1, axis=1)[:, take - 1]
+    r, g = np.nonzero(minima <= threshold[:, None])
+    tail = g >= groups  # a column of its own
+    cols = np.concatenate([
+        (g[~tail, None] + groups * np.arange(size)).reshape(-1), g[tail] - groups + body])
+    q = np.concatenate([np.repeat(r[~tail], size), r[tail]])
+    v = values[q, cols]
+    under = v <= threshold[q]
+    q, c, v = q[under], cols[under], v[under]
     order = np.lexsort((c, v, q))  # by row, then value, then column
     q, c, v = q[order], c[order], v[order]
     first = np.searchsorted(q, np.arange(n_rows))
