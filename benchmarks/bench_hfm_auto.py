@@ -23,6 +23,12 @@ Usage (hold the benchmarks' lock)::
 
     flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto [--quick]
     flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --low-dim [--quick]
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --floor
+
+``--low-dim`` and ``--floor``: see ``benchmarks/_hfm_low_dim.py`` (exact on few
+features against a plain KDTree reference and ``"auto"`` against both engines;
+exact 30,000 x 100 against one BLAS pass over all pairs).
 """
 
 import argparse
@@ -195,9 +201,11 @@ def cost(args):
             "Each a + b x, least squares over n in {4,000, 12,000}, p in {2, 20, 100}, "
             "attributes of 2 and g in {2, 10} values (uniform data). Command: "
             f"`flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost"
+            f"{' --quick' if args.quick else ''}"
             f"{' --repeat %d' % args.repeat if args.repeat != 2 else ''}`.", "", *lines,
             *index_cost(args)]
-    write_result("bench_hfm_cost", "\n".join(text), args.results_dir)
+    write_result("bench_hfm_cost" + ("_quick" if args.quick else ""), "\n".join(text),
+                 args.results_dir)
 
 
 def index_cost(args):
@@ -224,7 +232,8 @@ def index_cost(args):
         return min(times)
 
     runs, tree = [], []
-    shapes = [(n, p, k) for n in (500, 2_000, 10_000, 100_000, 400_000)
+    ns = (500, 2_000, 10_000) if args.quick else (500, 2_000, 10_000, 100_000, 400_000)
+    shapes = [(n, p, k) for n in ns
               for p in (1, 2, 3, 4, 6, 8, 10) for k in (1, 3) if n * 1.6 ** p <= 4e7]
     for n, p, k in shapes:
         X, y_true, y_pred, A = grid_data(n, p, 20)
@@ -280,10 +289,20 @@ def main(argv=None):
     parser.add_argument("--cost", action="store_true", help="measure the model's constants")
     parser.add_argument("--quick", action="store_true", help="up to 15,000 rows only")
     parser.add_argument("--repeat", type=int, default=2, help="timed runs, the best kept")
+    parser.add_argument("--low-dim", action="store_true",
+                        help="few features: exact against a plain KDTree, auto against both")
+    parser.add_argument("--rows", type=int, nargs="+", default=None,
+                        help="--low-dim: only the shapes of these numbers of rows")
+    parser.add_argument("--floor", action="store_true",
+                        help="exact 30,000 x 100 against one BLAS pass over all pairs")
     add_results_dir(parser)
     args = parser.parse_args(argv)
     if args.cost:
         cost(args)
+    elif args.low_dim or args.floor:
+        from ._hfm_low_dim import floor, low_dim
+
+        (low_dim if args.low_dim else floor)(args, grid_data, run)
     else:
         grid(args)
 
