@@ -13,6 +13,15 @@ engine's layout, and its exact checks: the pilot, the sample and the rows
 checked for the maxima, each against the unique rows of the other groups
 (:func:`checked_rows`).
 
+Where the features are few the exact engine may instead find each row's
+nearest rows through k-d trees (:mod:`._exact_index`, the same values): per
+distinct point and label vector, the shared tree's query
+(``INDEX_QUERY_NS``, a law geometric in the dimension), the rest of the
+work per point (``INDEX_POINT_NS``), a fixed part per label vector
+(``INDEX_FIXED_S``) and the rows the shared query leaves open
+(:func:`index_seconds`); :func:`engine_path_seconds` takes the cheaper of
+the trees and the pair blocks.
+
 The constants are measured on this package's engines (one worker):
 ``python benchmarks/bench_hfm_auto.py --cost`` measures them on the machine
 at hand beside the stated ones, and ``bench_hfm_auto.py`` times the choice
