@@ -4,7 +4,7 @@ import numpy as np
 from threadpoolctl import threadpool_limits
 
 from skfair_manifold.distances._exact import BLAS_THREADS, ExactEngine
-from skfair_manifold.distances._exact_kernel import gram_error, pair_feature_distances
+from skfair_manifold.distances._exact_kernel import pair_feature_distances
 from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
@@ -30,9 +30,8 @@ def _smallest(values, take):
     in group ``c % groups``; the last ``n_cols % groups`` columns each a
     group of its own), whose minima are an elementwise minimum of contiguous
     slabs (one pass at memory speed). The ``take``-th smallest minimum is a
-    threshold that at least ``take`` values reach; only the groups whose
-    minimum reaches it are read again, and their values under it (about
-    ``take`` more) are sorted. Ties are broken by column, so the result is
+    threshold that at least ``take`` values reach; only the values under it
+    (about ``take`` more) are sorted. Ties are broken by column, so the result is
     deterministic and does not depend on the grouping. A partial sort of
     every value costs about five times as much.
     """
@@ -51,14 +50,9 @@ def _smallest(values, take):
     np.min(slab, axis=1, out=minima[:, :groups])
     minima[:, groups:] = values[:, body:]
     threshold = np.partition(minima, take - 1, axis=1)[:, take - 1]
-    r, g = np.nonzero(minima <= threshold[:, None])
-    tail = g >= groups  # a column of its own
-    cols = np.concatenate([
-        (g[~tail, None] + groups * np.arange(size)).reshape(-1), g[tail] - groups + body])
-    q = np.concatenate([np.repeat(r[~tail], size), r[tail]])
-    v = values[q, cols]
-    under = v <= threshold[q]
-    q, c, v = q[under], cols[under], v[under]
+    flat = np.flatnonzero(values <= threshold[:, None])
+    v = values.reshape(-1)[flat]
+    q, c = np.divmod(flat, n_cols)
     order = np.lexsort((c, v, q))  # by row, then value, then column
     q, c, v = q[order], c[order], v[order]
     first = np.searchsorted(q, np.arange(n_rows))
@@ -115,7 +109,7 @@ class NeighbourLists:
         max_norm = float(np.sqrt(sq.max())) if n else 0.0
         codes = [np.asarray(c) for c in codes]
         take = min(length, n)
-        self.Z, self.scale, self.sq, self.max_norm = Z, scale, sq, max_norm
+        self.Z, self.scale = Z, scale
         self.index = [np.zeros((n, take), dtype=np.intp) for _ in codes]
         self.low2 = [np.full((n, take), np.inf) for _ in codes]
         self.high2 = [np.full((n, take), np.inf) for _ in codes]
@@ -156,9 +150,26 @@ class NeighbourLists:
                     last = gram[:, -1]
                     low_out = np.sqrt(np.maximum(last - 2.0 * err[:, 0], 0.0)) * down
                     self.bound[k][rows] = low_out if others.size > t else np.inf
+        self.full = [{} for _ in codes]
         self.nbytes = sum(a.nbytes for group in (self.index, self.low2, self.high2,
                                                  self.direct, self.bound) for a in group)
-        self.nbytes += Z.nbytes + sq.nbytes
+        self.nbytes += Z.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
+
+    def all_pairs(self, k, code, i):
+        """Row ``i``'s rows of other groups (attribute ``k``) and its direct distances to them.
+
+        The distances are kept for the rows the lists leave undecided (about
+        the same few rows for most labellings of a search), at most
+        ``_KEPT_ROWS`` rows per attribute; the rows of other groups are found
+        again from ``code`` (one comparison), not kept.
+        """
+        others = np.flatnonzero(code != code[i])
+        feature = self.full[k].get(i)
+        if feature is None:
+            feature = pair_feature_distances(self.Z[i][None, :], self.Z[others]) * self.scale
+            if len(self.full[k]) < _KEPT_ROWS:  # counted in nbytes from the start
+                self.full[k].setdefault(i, feature)
+        return others, feature
 
     def answer(self, y):
         """Row distances for the label ``y`` (K, n) and the rows left undecided (K, n).
@@ -205,16 +216,16 @@ def lists_nbytes(shape, n_attributes, length=None):
     """Bytes of the neighbour lists of ``shape`` rows x features (see NeighbourLists)."""
     n, d = shape
     take = min(LIST_LENGTH if length is None else length, n)
-    return n_attributes * n * (4 * take * 8 + 8) + n * (d + 1) * 8
+    return n_attributes * n * (4 * take * 8 + 8 + _KEPT_ROWS * 8) + n * d * 8
 
 
 #: Undecided rows answered by a plain search (below) rather than the engine.
 _PLAIN_ROWS = 64
 
-#: Undecided rows whose products with every row are computed at once.
-_PLAIN_BLOCK = 256
-#: ... within this many values of their products (32 MiB).
-_PLAIN_VALUES = 1 << 22
+#: Undecided rows per attribute whose distances to all rows the lists keep (a
+#: search on 6,000 rows of the credit-like table left 54-67 distinct ones per
+#: attribute over nine candidates, the true labels' included).
+_KEPT_ROWS = 64
 
 
 def _answer(lists, X, y, codes, n_jobs, minmax):
@@ -224,45 +235,12 @@ def _answer(lists, X, y, codes, n_jobs, minmax):
         engine = ExactEngine(X, [y], codes, minmax=minmax)
         rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
     else:
+        # A few rows (the same ones for most labellings): their feature
+        # distances to every row of another group, kept, and the label part
+        # added; the same pair values as the engine's.
         y = np.asarray(y, dtype=np.float64)
         for k, code in enumerate(codes):
-            todo_k = np.flatnonzero(undecided[k])
-            block = max(1, min(_PLAIN_BLOCK, _PLAIN_VALUES // max(y.size, 1)))
-            for s in range(0, todo_k.size, block):
-                _plain_rows(lists, np.asarray(code), y, todo_k[s:s + block], rows[k])
+            for i in np.flatnonzero(undecided[k]):  # the rows decided here are answered
+                others, feature = lists.all_pairs(k, code, i)
+                rows[k, i] = np.hypot(feature, y[i] - y[others]).min()
     return rows
-
-
-def _plain_rows(lists, code, y, todo, out):
-    """Rows ``todo`` against every row of another group: their smallest values in ``out``.
-
-    A few rows (the lists left them undecided). One product of the rows with
-    every row gives lower bounds of all their feature distances (the Gram
-    form less its error bound, :func:`._exact_kernel.gram_error`); with the
-    label part, every pair whose lower bound is not above the row's value
-    from the lists (a true distance) is a candidate, and only the candidates
-    get the engine's pair value (direct differences, then ``hypot``). So
-    each value is the smallest over all rows of other groups, the engine's
-    bit for bit, for the price of one product instead of every direct
-    difference.
-    """
-    Z, sq = lists.Z, lists.sq
-    with threadpool_limits(limits=BLAS_THREADS, user_api="blas"):
-        gram = Z[todo] @ Z.T
-    gram *= -2.0
-    gram += sq[todo, None]
-    gram += sq[None, :]
-    gram -= gram_error(sq[todo], lists.max_norm, Z.shape[1])[:, None]
-    np.maximum(gram, 0.0, out=gram)
-    low = np.sqrt(gram, out=gram)
-    low *= lists.scale * (1.0 - _BOUND_SLACK)
-    low = np.hypot(low, y[todo, None] - y[None, :], out=low)
-    low *= 1.0 - _BOUND_SLACK
-    upper = out[todo]
-    candidate = (low <= upper[:, None]) & (code[None, :] != code[todo, None])
-    q, j = np.nonzero(candidate)
-    value = np.hypot(pair_feature_distances(Z[todo[q]], Z[j]) * lists.scale,
-                     y[todo[q]] - y[j])
-    best = np.full(todo.size, np.inf)
-    np.minimum.at(best, q, value)
-    out[todo] = np.minimum(best, upper)
