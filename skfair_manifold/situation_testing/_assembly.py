@@ -21,6 +21,7 @@ from ._flags import (
     decide,
     exceeds,
     k_of_rows,
+    magnitude,
     output_columns,
     person_rule,
     rule_text,
@@ -121,7 +122,8 @@ def verdicts_of(fitted, settings, Z, candidate, rows, self_unit, out, mask, n_ef
             # audit's threshold would call fragile every flag that needs K testers
             level = max(cutoff, settings.alpha_level)
             with np.errstate(invalid="ignore"):
-                return exceeds(other[:, 2], settings.tau) & (other[:, 5] <= level)
+                return exceeds(other[:, 2], settings.tau, magnitude(settings, other)) \
+                    & (other[:, 5] <= level)
         return person_rule(settings, other)  # the flagged rows are candidates
 
     held_at = {}

@@ -24,6 +24,7 @@ from ._checks import (
     check_fit_params,
     check_params_at_use,
     fitted_rows_of,
+    is_fitted_data,
 )
 from ._evidence import SituationTestingReport
 from ._fitted import AuditSettings
@@ -241,11 +242,21 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             exact one-sided test of ``p1 <= p2``, person by person); for a
             continuous decision ``mean1``, ``mean2`` for the rates and
             ``diff_se``, ``df`` after them (``get_feature_names_out``).
+            For an amount, the fitted data (the same rows in the same order)
+            leave out each person's own record, so that the values are those
+            of ``flag`` and ``report``; another row equal to fitted records
+            leaves out the copy of least decision (pass its decision to
+            ``flag`` or ``report`` to leave out its own).
         """
         check_is_fitted(self)
         settings = self._call_settings()
-        Z = self._fitted.encode(self._validate(X))
-        return rates(self._fitted, settings, Z)[0].copy()
+        fitted = self._fitted
+        Z = fitted.encode(self._validate(X))
+        # the fitted data: each row is that person, whose own decision is known, so
+        # that an amount's test is the one flag and report compute
+        self_unit = fitted.self_units(Z, fitted.y_fit) if fitted.continuous \
+            and is_fitted_data(fitted, Z) else None
+        return rates(fitted, settings, Z, self_unit=self_unit)[0].copy()
 
     def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.

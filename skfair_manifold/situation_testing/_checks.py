@@ -117,13 +117,17 @@ def check_k(settings, sizes):
             raise ValueError(MSG_K_TOO_LARGE.format(k=settings.k, which=which, size=size))
 
 
+def is_fitted_data(fitted, Z):
+    """Whether the encoded rows ``Z`` are the fitted records, in their order."""
+    return Z.shape == fitted.records.Z.shape and np.array_equal(Z, fitted.records.Z)
+
+
 def fitted_rows_of(fitted, fitted_rows, Z, y):
     """Each row's position in the fitted data (-1: unknown); see ``report``."""
     m = Z.shape[0]
     n_fit = fitted.records.Z.shape[0]
     if fitted_rows is None:
-        same = m == n_fit and np.array_equal(Z, fitted.records.Z) \
-            and np.array_equal(np.asarray(y), fitted.y_fit)
+        same = is_fitted_data(fitted, Z) and np.array_equal(np.asarray(y), fitted.y_fit)
         return np.arange(m) if same else np.full(m, -1, dtype=np.intp)
     rows = np.asarray(fitted_rows)
     problem = None

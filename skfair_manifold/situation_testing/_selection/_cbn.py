@@ -97,11 +97,18 @@ class CBNSelector(CBNSelection):
         aggregated where the data lives, ``_lazy``); None: one each. Only
         the subgroups' counts depend on it, so rates and distances are those
         of the expanded rows (sums of whole numbers, exact in float64).
+    unit : float, default=1.0
+        A power of two: ``positive`` are amounts divided by it (a continuous
+        decision, shifted and scaled to about [-1, 1] so that no sum
+        overflows or underflows at any magnitude); distances and effects are
+        given back times ``unit``, in the decision's units, after the
+        rounding that makes ties exact (relative to the decisions' spread).
     """
 
     def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
-                 q_names=None, causal_effect="max_over_groups", count=None):
+                 q_names=None, causal_effect="max_over_groups", count=None, unit=1.0):
         n, nq = Qv.shape
+        self.unit = float(unit)
         self.causal_effect = causal_effect
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)
@@ -235,7 +242,7 @@ class CBNSelector(CBNSelection):
         """
         q = np.asarray(q, dtype=np.float64)[None, :]
         a_q = self.p_pos(q)
-        return [(a_q[0] - Ak[0]) @ self.p_c for Ak in self._changed_rates(q)]
+        return [(a_q[0] - Ak[0]) @ self.p_c * self.unit for Ak in self._changed_rates(q)]
 
     def distances(self, V):
         """Eq. 5 from each profile row of ``V`` to every subgroup: shape (m, L)."""
@@ -251,8 +258,7 @@ class CBNSelector(CBNSelection):
                     vd = np.abs(V[:, k, None] - dom[None, :]) / self.ranges[k]
                 parts.append(self._effect(a_q, A[k]) * vd)
             T = np.hstack(parts) if parts else np.zeros((V.shape[0], 0))
-            D = T @ self._onehot_T
-            return np.round(D, _DECIMALS, out=D)
+            return self._rounded(T @ self._onehot_T)
         prof_idx = self._codes(self.profiles)
         D = np.zeros((V.shape[0], self.profiles.shape[0]))
         for k in range(V.shape[1]):
@@ -262,7 +268,12 @@ class CBNSelector(CBNSelection):
             else:
                 vd = np.abs(V[:, k, None] - self.profiles[None, :, k]) / self.ranges[k]
             D += ce * vd
-        return np.round(D, _DECIMALS, out=D)
+        return self._rounded(D)
+
+    def _rounded(self, D):
+        """Distances rounded (equal ones made exactly equal) and in the decision's units."""
+        D = np.round(D, _DECIMALS, out=D)
+        return D if self.unit == 1.0 else np.multiply(D, self.unit, out=D)
 
     def pair_distances(self, V, W):
         """Eq. 5 between each row of ``V`` (targets) and each row of ``W``: (m, n).
@@ -281,4 +292,4 @@ class CBNSelector(CBNSelection):
             else:
                 vd = np.abs(V[:, k, None] - W[None, :, k]) / self.ranges[k]
             D += ce * vd
-        return np.round(D, _DECIMALS, out=D)
+        return self._rounded(D)
