@@ -242,18 +242,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             exact one-sided test of ``p1 <= p2``, person by person); for a
             continuous decision ``mean1``, ``mean2`` for the rates and
             ``diff_se``, ``df`` after them (``get_feature_names_out``).
-            For an amount, the fitted data (the same rows in the same order)
-            leave out each person's own record, so that the values are those
-            of ``flag`` and ``report``; another row equal to fitted records
-            leaves out the copy of least decision (pass its decision to
-            ``flag`` or ``report`` to leave out its own).
+            For an amount, the fitted rows (in order) leave out their own
+            record, as ``flag`` and ``report`` do; another row equal to
+            fitted records leaves out the copy of least decision.
         """
         check_is_fitted(self)
         settings = self._call_settings()
         fitted = self._fitted
         Z = fitted.encode(self._validate(X))
-        # the fitted data: each row is that person, whose own decision is known, so
-        # that an amount's test is the one flag and report compute
+        # the fitted rows: each is that person, of known decision (flag's and report's)
         self_unit = fitted.self_units(Z, fitted.y_fit) if fitted.continuous \
             and is_fitted_data(fitted, Z) else None
         return rates(fitted, settings, Z, self_unit=self_unit)[0].copy()
