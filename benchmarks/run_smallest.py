@@ -60,6 +60,8 @@ def runs(data, tmp):
         ("bench_regression", ["--rows", "1e5", "--memory-rows", "1e4", "--repeats", "1",
                               "--dir", str(tmp)], ()),
         ("bench_search", ["--quick", "--searches", "logistic", *d, *r], ()),
+        ("bench_tie_groups", ["--rows", "2e4", "--repeats", "1", "--dir", str(tmp / "ties"),
+                              *r], ()),
         ("bias_audit_coverage", ["--repeats", "3", "--rows", "500", *r], ()),
         ("estimated_demographics", ["--repeats", "3", "--rows", "600", *r], ()),
         ("fig12_correlation", ["--quick", "--datasets", "ricci", *d, *r], ()),

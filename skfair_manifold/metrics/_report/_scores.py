@@ -5,9 +5,12 @@ column, or any score that ranks), :func:`score_tables` computes per group:
 
 * the area under the ROC curve, the probability that a random person with
   the favourable true label is scored above a random one without it (ties
-  count one half), weighted by the sample weights; its interval is Hanley
-  and McNeil's (1982) standard error on the logit scale, so it stays inside
-  (0, 1) (coverage measured in the User Guide);
+  count one half), weighted by the sample weights; its interval is the score
+  interval of Hanley and McNeil's (1982) variance (:func:`auc_interval`),
+  inside [0, 1] and not degenerate at an AUC of 0 or 1 (on binormal scores of
+  true AUC 0.76 to 0.999, 10 to 1,000 rows a class, perfect rankings
+  included, it covered the AUC 95.2% to 100% of 1,000 samples; the test
+  suite checks at least 93%);
 * the expected calibration error over :data:`SCORE_BINS` equal-width bins of
   ``[0, 1]``: the weighted mean over the group's rows of ``|mean score of the
   bin - share of favourable labels in the bin|``, and the reliability table
@@ -19,7 +22,7 @@ groups behind them.
 """
 
 import numpy as np
-from scipy import stats
+from scipy import optimize, stats
 
 from ...utils._interval import ConfidenceInterval
 from ...utils._narwhals import to_narwhals
@@ -49,19 +52,36 @@ def weighted_auc(score, positive, weights):
     return float(np.dot(pos, below + 0.5 * neg) / (total_pos * total_neg))
 
 
+def _hanley_mcneil_variance(a, n_pos, n_neg):
+    """Hanley and McNeil's (1982) variance of an AUC estimate at a true AUC ``a``."""
+    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
+    return (a * (1 - a) + (n_pos - 1) * (q1 - a * a) + (n_neg - 1) * (q2 - a * a)) \
+        / (n_pos * n_neg)
+
+
 def auc_interval(auc, n_pos, n_neg, confidence):
-    """Hanley and McNeil's interval of an AUC, on the logit scale (inside (0, 1))."""
+    """The score interval of an AUC: every ``A`` with ``(auc - A)**2 <= z**2 V(A)``.
+
+    ``V(A)`` is Hanley and McNeil's variance evaluated at the candidate
+    ``A``, not at the estimate (as Wilson's interval of a rate takes the
+    variance at the candidate rate): the interval stays inside [0, 1], and at
+    an AUC of 1 (a perfect ranking) or 0 it is not degenerate: its far end is
+    where ``A``'s own spread reaches the estimate (``auc_interval(1.0, 45,
+    46, .95)`` is (0.956, 1.0)). Its coverage is in the module's docstring.
+    """
     if not (np.isfinite(auc) and n_pos > 0 and n_neg > 0):
         return ConfidenceInterval(np.nan, np.nan)
-    a = min(max(auc, 0.5 / (n_pos * n_neg)), 1 - 0.5 / (n_pos * n_neg))
-    q1, q2 = a / (2 - a), 2 * a * a / (1 + a)
-    var = (a * (1 - a) + (n_pos - 1) * (q1 - a * a) + (n_neg - 1) * (q2 - a * a)) \
-        / (n_pos * n_neg)
-    z = stats.norm.ppf(0.5 + confidence / 2)
-    half = z * np.sqrt(max(var, 0.0)) / (a * (1 - a))
-    centre = np.log(a / (1 - a))
-    return ConfidenceInterval(float(1 / (1 + np.exp(-(centre - half)))),
-                              float(1 / (1 + np.exp(-(centre + half)))))
+    z2 = stats.norm.ppf(0.5 + confidence / 2) ** 2
+    auc = float(min(max(auc, 0.0), 1.0))
+
+    def excess(a):  # > 0 outside the interval, <= 0 inside
+        return (auc - a) ** 2 - z2 * _hanley_mcneil_variance(a, n_pos, n_neg)
+
+    # a point inside: the estimate, or just off it at 0 and 1 (where V vanishes)
+    inner = min(max(auc, 1e-9), 1.0 - 1e-9)
+    low = 0.0 if excess(0.0) <= 0 else optimize.brentq(excess, 0.0, inner, xtol=1e-13)
+    high = 1.0 if excess(1.0) <= 0 else optimize.brentq(excess, inner, 1.0, xtol=1e-13)
+    return ConfidenceInterval(float(low), float(high))
 
 
 def reliability(score, positive, weights, n_bins):

@@ -54,7 +54,7 @@ POWER = 0.8
 #: the grid of gaps searched
 STEP = 0.005
 #: the outcomes ``(m1 + 1) (m1 + m2 + 1)`` above which the region is held by its boundary
-TABLE_LIMIT = 2_000_000
+TABLE_LIMIT = 50_000
 #: the probability of the protected side's outcomes left out on each side of the window
 WINDOW_TAIL = 1e-12
 
