@@ -12,6 +12,7 @@ attributes (``aggregate``); they equal the corresponding columns of
 
 from __future__ import annotations
 
+import warnings
 from typing import Literal
 
 import numpy as np
@@ -19,8 +20,15 @@ import numpy as np
 from ...utils._docstring import Substitution
 from ...utils._sklearn_compat import StrOptions, validate_params
 from ...utils._typing import ArrayLike, SensitiveLike
-from ...utils._validation import check_sample_weight, encode_sensitive
-from ._engine import distribution_gaps, group_moments, row_quantities
+from ...utils._validation import MSG_NO_ROWS, check_sample_weight, encode_sensitive
+from .._common import UndefinedFairnessWarning
+from ._engine import (
+    Scale,
+    distribution_gaps,
+    group_moments,
+    row_quantities,
+    undefined_groups,
+)
 from ._inputs import continuous_column
 
 _LOSSES = {"absolute": 2, "squared": 3}  # positions in row_quantities
@@ -64,18 +72,75 @@ _DISTANCE_DOC = """
 """
 
 
-def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity):
-    """``quantity(moments, codes, n_groups, weights, y_pred)`` per attribute, as an array."""
+def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity, *,
+                   metric, need=2):
+    """``quantity(moments, codes, n_groups, weights, y_pred, scale, keep)`` per attribute,
+    as an array; the moments are of the values scaled by ``scale`` (``_engine.Scale``), as
+    is ``y_pred``, their means of the groups ``keep`` only (those of some weight, as the
+    report compares). Fewer than ``need`` such groups: nan, with the warning."""
     y_true = continuous_column(y_true, "y_true")
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
+    if not y_true.shape[0]:
+        raise ValueError(MSG_NO_ROWS.format(name="y_true", what=metric))
     weights = check_sample_weight(sample_weight, y_true.shape[0])
-    codes, _, groups = encode_sensitive(sensitive_features, y_true.shape[0])
-    values = row_quantities(y_true, y_pred)
+    codes, names, groups = encode_sensitive(sensitive_features, y_true.shape[0])
+    scale = Scale.of(y_pred, y_true)
+    scaled_pred = scale.down(y_pred)
+    values = row_quantities(scale.down(y_true), scaled_pred)
     out = np.empty(len(codes))
-    for k, (code, labels) in enumerate(zip(codes, groups)):
+    for k, (code, name, labels) in enumerate(zip(codes, names, groups)):
         moments = group_moments(values, code, labels.shape[0], weights)
-        out[k] = quantity(moments, code, labels.shape[0], weights, y_pred)
+        keep = moments["weight"] > 0
+        for message in undefined_groups(name, labels, moments, intervals=False):
+            warnings.warn(f"{metric}: {message}", UndefinedFairnessWarning, stacklevel=4)
+        if keep.sum() < need:
+            warnings.warn(MSG_TOO_FEW.format(metric=metric, attr=name, need=need),
+                          UndefinedFairnessWarning, stacklevel=4)
+            out[k] = np.nan
+            continue
+        moments["mean"] = moments["mean"][:, keep]
+        out[k] = quantity(moments, code, labels.shape[0], weights, scaled_pred, scale, keep)
     return out
+
+
+MSG_TOO_FEW = (
+    "{metric} is undefined for sensitive attribute {attr!r}: fewer than {need} group(s) have "
+    "rows of non-zero weight. Returning nan (policy: undefined values are nan, never a "
+    "sentinel)."
+)
+
+
+def _spread(scale, q, values):
+    """The largest minus the smallest group mean of quantity ``q`` in the decision's units
+    (a mean squared error as it is: the square of the scale's unit)."""
+    if q != 3:
+        return float(np.ptp(scale.up(values, shift=False)))
+    return _squared(scale, float(np.ptp(values)))
+
+
+def _squared(scale, value):
+    """A mean of scaled squares in the squared units, or an error where it leaves float64."""
+    unit = np.float64(scale.first) * np.float64(scale.second)
+    with np.errstate(over="ignore", under="ignore"):
+        out = float(np.float64(value) * unit * unit)
+    if value > 0 and not (np.isfinite(out) and out >= np.finfo(np.float64).tiny):
+        raise ValueError(MSG_SQUARED_RANGE.format(value=np.sqrt(value) * scale.first
+                                                  * scale.second))
+    return out
+
+
+MSG_SQUARED_RANGE = (
+    "the mean squared errors are squares of amounts about {value:.3g}, outside the range of "
+    "a float64 (1e-308 to 1e308); pass loss='absolute' (in the units of y), or divide y_true "
+    "and y_pred by a power of ten first."
+)
+
+
+def _largest(scale, q, values):
+    """The largest group mean of quantity ``q`` in the decision's units (see ``_spread``)."""
+    if q != 3:
+        return float(np.max(scale.up(values, shift=False)))
+    return _squared(scale, float(np.max(values)))
 
 
 def _aggregate(values, aggregate):
@@ -116,7 +181,8 @@ def mean_prediction_difference(
     """
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.ptp(m["mean"][0])), aggregate)
+        lambda m, *rest: _spread(rest[-2], 0, m["mean"][0]),
+        metric="mean_prediction_difference"), aggregate)
 
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
@@ -150,7 +216,8 @@ def error_difference(
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.ptp(m["mean"][q])), aggregate)
+        lambda m, *rest: _spread(rest[-2], q, m["mean"][q]), metric="error_difference"),
+        aggregate)
 
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
@@ -184,7 +251,8 @@ def bounded_group_loss(
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *_: np.max(m["mean"][q])), aggregate)
+        lambda m, *rest: _largest(rest[-2], q, m["mean"][q]), metric="bounded_group_loss",
+        need=1), aggregate)
 
 
 @validate_params({**_PARAMS, "distance": [StrOptions({"ks", "wasserstein"})]},
@@ -223,10 +291,11 @@ def distribution_distance(
     """
     pick = 0 if distance == "ks" else 1
 
-    def largest(m, code, n_groups, weights, y_pred):
-        dist = distribution_gaps(y_pred, code, n_groups, np.ones(n_groups, dtype=bool),
-                                 weights)[pick]
-        return np.nanmax(dist)
+    def largest(m, code, n_groups, weights, y_pred, scale, keep):
+        dist = distribution_gaps(y_pred, code, n_groups, keep, weights)[pick]
+        return float(np.nanmax(dist)) if pick == 0 else \
+            float(scale.up(np.nanmax(dist), shift=False))
 
     return _aggregate(_per_attribute(y_true, y_pred, sensitive_features, sample_weight,
-                                     largest), aggregate)
+                                     largest, metric="distribution_distance", need=1),
+                      aggregate)

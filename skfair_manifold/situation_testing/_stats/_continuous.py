@@ -124,8 +124,9 @@ def scaled_decisions(y):
     if y.shape[0] == 0:
         return y.copy(), 0.0, (1.0, 1.0)
     ref = float(np.partition(y, (y.shape[0] - 1) // 2)[(y.shape[0] - 1) // 2])
-    first = _power_of_two_above(float(np.max(np.abs(y)))) / 2.0  # |y| / first < 2
-    first = first if first > 0 else 1.0
+    top = float(np.max(np.abs(y)))  # |y| / first < 2, first without overflow
+    first = max(float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)), 2.0 ** -1022) \
+        if top > 0 else 1.0
     d = y / first - ref / first
     second = _power_of_two_above(float(np.max(np.abs(d))))
     return d / second, ref, (first, second)
