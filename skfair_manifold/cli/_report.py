@@ -33,6 +33,13 @@ NOTE_PARQUET_HFM = (
     "give a CSV file for HFM)."
 )
 
+MSG_FAVOURABLE_CLASSES = (
+    "--favourable {favourable} is for a quantity (--target-type continuous: whether a higher "
+    "or a lower prediction favours a person); with class labels the favourable outcome is a "
+    "class: name it with --pos-label (for 0/1 labels where 0 is favourable, --pos-label 0) "
+    "and leave --favourable out, or pass --target-type continuous for a quantity."
+)
+
 
 def run_report(*, file, label, prediction, sensitive, features, max_categories, method, m1,
                m2, scale, pos_label, n_boot, confidence, intersect, seed, hfm, title, quiet,
@@ -41,6 +48,8 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
 
     The options are the parser's (:data:`._options.REPORT_OPTIONS`, defaults there).
     """
+    if target_type != "continuous" and favourable is not None:
+        raise CLIError(MSG_FAVOURABLE_CLASSES.format(favourable=favourable))
     if target_type == "continuous":
         return _continuous_report(
             file=file, label=label, prediction=prediction, sensitive=sensitive, sep=sep,
@@ -104,7 +113,8 @@ def _continuous_report(*, file, label, prediction, sensitive, sep, pos_label, n_
         args = (data["y_true"], data["y_pred"])
         kwargs = {"sensitive_features": data["A"]}
     try:
-        report = fairness_report(*args, target_type="continuous", favourable=favourable,
+        report = fairness_report(*args, target_type="continuous",
+                                 favourable=favourable or "higher",
                                  intersect=intersect, confidence=confidence,
                                  min_group_size=min_group_size, **kwargs)
     except (ValueError, TypeError) as exc:

@@ -82,11 +82,30 @@ def check_fit_params(settings):
     if settings.protected_value is None:
         raise ValueError(MSG_NO_PROTECTED_VALUE)
     check_tau(settings)
-    if settings.continuous and settings.fdr_method == "dbh":
-        raise ValueError(MSG_CONTINUOUS_OPTION.format(
-            name="fdr_method", value="dbh", why="the discrete procedure weighs each "
-            "person by the law of her Fisher test, which a mean decision has not; use "
-            "fdr_method='bh' or 'by'."))
+    check_continuous_options(settings)
+
+
+def check_continuous_options(settings):
+    """The options of a yes/no decision refused with an amount (``decision="continuous"``)."""
+    if not settings.continuous:
+        return
+    why = {
+        "fdr_method": ("dbh", "the discrete procedure weighs each person by the law of her "
+                       "Fisher test, which a mean decision has not; use fdr_method='bh' or "
+                       "'by'."),
+        "bound": ("newcombe", "Newcombe's interval is of a difference of two rates; the "
+                  "bounds of a difference of mean amounts are Welch's t bounds: leave bound "
+                  "out (bound='wald', which an amount does not read)."),
+        "positive_label": (None, "an amount has no positive class: every protected person "
+                           "is tested and a higher amount is the favourable one; leave "
+                           "positive_label out (negate y where a lower amount favours), or "
+                           "use decision='binary' for classes."),
+    }
+    for name, (allowed, reason) in why.items():
+        value = getattr(settings, name)
+        refused = value is not None if name == "positive_label" else value == allowed
+        if refused:
+            raise ValueError(MSG_CONTINUOUS_OPTION.format(name=name, value=value, why=reason))
 
 
 def fit_params_of(settings):
@@ -96,6 +115,7 @@ def fit_params_of(settings):
 
 def check_params_at_use(fitted, settings):
     """The parameters as ``fit`` checked them: ``set_params`` after ``fit`` changes them."""
+    check_continuous_options(settings)
     current = fit_params_of(settings)
     changed = [name for name in FIT_PARAMS if current[name] != fitted.fit_params[name]]
     if changed:
