@@ -40,6 +40,18 @@ MSG_FAVOURABLE_CLASSES = (
     "and leave --favourable out, or pass --target-type continuous for a quantity."
 )
 
+#: the Python API's words for an option, and the report command's
+_WORDS = (("pos_label=<", "--pos-label <"), ("pos_label=", "--pos-label "),
+          ("target_type='continuous'", "--target-type continuous"),
+          ("target_type='binary'", "--target-type binary"))
+
+
+def report_words(message):
+    """A message of the Python API in the report command's words (its options)."""
+    for api, cli in _WORDS:
+        message = message.replace(api, cli)
+    return message
+
 
 def run_report(*, file, label, prediction, sensitive, features, max_categories, method, m1,
                m2, scale, pos_label, n_boot, confidence, intersect, seed, hfm, title, quiet,
@@ -78,6 +90,8 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
                                    min_group_size=min_group_size)
     except ImportError as exc:  # the frame libraries installed cannot work together
         raise CLIError(" ".join(str(exc).split())) from None
+    except CLIError as exc:  # the library's words for the options, as the command's
+        raise CLIError(report_words(str(exc))) from None
     report.provenance.update(file_provenance(file))
     report.provenance["rows_dropped"] = 0
     report.options["hfm_features"] = data["features"] if hfm else None

@@ -140,3 +140,26 @@ def test_the_page_shows_the_scores_beside_the_rates_only_when_given():
     assert 'id="groups-table"' in with_scores  # the thresholded rates stay
     without = fairness_report(y, (score > 0.5).astype(int), sensitive_features=sex).to_html()
     assert 'id="scores-table"' not in without
+
+
+def test_an_auc_undefined_for_one_class_or_no_weight_is_warned():
+    from skfair_manifold.metrics import UndefinedFairnessWarning
+
+    y, score, sex = scored(n=400, seed=5)
+    y = np.where(sex == "f", 1, y)  # every woman has the favourable label
+    pred = (score > 0.5).astype(int)
+    with pytest.warns(UndefinedFairnessWarning) as record:  # the FPR's 0/0 beside it
+        report = fairness_report(y, pred, sensitive_features=sex, y_score=score)
+    assert any("AUC of group(s) ['f']" in str(w.message) for w in record)
+    assert np.isnan(report.scores.loc[(0, "f"), "auc"])
+    assert any("AUC of group" in w for w in report.warnings)
+    y, score, sex = scored(n=400, seed=6)
+    weights = np.where(sex == "f", 0.0, 1.0)
+    with pytest.warns(UndefinedFairnessWarning) as record:  # numpy's ZeroDivisionError before
+        report = fairness_report(y, (score > 0.5).astype(int), sensitive_features=sex,
+                                 y_score=score, sample_weight=weights)
+    assert any("have no row of non-zero weight: their AUC" in str(w.message) for w in record)
+    assert np.isnan(report.scores.loc[(0, "f"), ["auc", "mean_score", "ece"]].to_numpy(
+        float)).all()
+    m = sex == "m"
+    assert report.scores.loc[(0, "m"), "mean_score"] == pytest.approx(score[m].mean())

@@ -21,17 +21,32 @@ and per attribute the largest AUC gap and the worst calibration, with the
 groups behind them.
 """
 
+import warnings
+
 import numpy as np
 from scipy import optimize, stats
 
 from ...utils._interval import ConfidenceInterval
 from ...utils._narwhals import to_narwhals
+from .._common import UndefinedFairnessWarning
 from .._frames import MSG_NEED_DATA, refuse_rows
 from .._regression._engine import row_groups
 from .._regression._inputs import continuous_column
 
 #: equal-width bins of [0, 1] of the calibration error and the reliability table
 SCORE_BINS = 10
+
+MSG_AUC_ONE_CLASS = (
+    "fairness_report: the AUC of group(s) {groups!r} of attribute {attr!s} is undefined "
+    "(nan): their rows hold one class of the true label, and an AUC ranks the favourable "
+    "against the others; they are left out of the AUC gap (merge rare groups, or score on "
+    "more rows)."
+)
+MSG_SCORES_NO_WEIGHT = (
+    "fairness_report: group(s) {groups!r} of attribute {attr!s} have no row of non-zero "
+    "weight: their AUC, mean score and calibration error are undefined (nan) and left out of "
+    "the score gaps."
+)
 
 
 def score_column(y_score, n_samples):
@@ -107,17 +122,24 @@ def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, 
     probabilities = bool(score.min() >= 0 and score.max() <= 1)
     rows, index, table, gap_rows = [], [], [], {}
     edges = np.linspace(0, 1, n_bins + 1)
+    undefined = []
     for code, attr, labels in zip(codes, names, groups):
         aucs, eces, compared = [], [], []
+        one_class, no_weight = [], []
         for g, group in enumerate(labels.tolist()):
             mine = code == g
             s, y = score[mine], true_pos[mine]
             w = None if weights is None else weights[mine]
             n_pos, n_neg = int(y.sum()), int((~y).sum())
+            weighted = w is None or w.sum() > 0
             auc = weighted_auc(s, y, w)
+            if not weighted:
+                no_weight.append(group)
+            elif not np.isfinite(auc):
+                one_class.append(group)
             low, high = auc_interval(auc, n_pos, n_neg, confidence)
             ece = np.nan
-            if probabilities:
+            if probabilities and weighted:
                 count, weight, mean_score, share, ece = reliability(s, y, w, n_bins)
                 for b in range(n_bins):
                     table.append({"attribute": attr, "group": group, "bin": b,
@@ -127,10 +149,14 @@ def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, 
             index.append((attr, group))
             rows.append({"count": int(mine.sum()), "positives": n_pos, "auc": auc,
                          "auc_low": low, "auc_high": high, "mean_score": float(
-                             np.average(s, weights=w)), "ece": ece})
+                             np.average(s, weights=w)) if weighted else np.nan, "ece": ece})
             aucs.append(auc)
             eces.append(ece)
             compared.append(mine.sum() >= min_group_size)
+        if one_class:
+            undefined.append(MSG_AUC_ONE_CLASS.format(attr=attr, groups=one_class))
+        if no_weight:
+            undefined.append(MSG_SCORES_NO_WEIGHT.format(attr=attr, groups=no_weight))
         aucs, eces, compared = np.array(aucs), np.array(eces), np.array(compared)
         ok = np.flatnonzero(compared & np.isfinite(aucs))
         row = {"auc_difference": np.nan, "auc_group_high": None, "auc_group_low": None,
@@ -150,7 +176,7 @@ def score_tables(score, true_pos, codes, names, groups, weights, *, confidence, 
                                          "count", "mean_score", "favourable_share"])
     gaps = pd.DataFrame.from_dict(gap_rows, orient="index")
     gaps.index.name = "attribute"
-    return scores, frame, gaps
+    return scores, frame, gaps, undefined
 
 
 def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence,
@@ -167,7 +193,10 @@ def add_scores(report, y_score, *, data, rows, favourable, intersect, confidence
     score = score_column(y_score, n)
     true_pos = np.asarray(rows["y_true"] == favourable)
     codes, names, groups = row_groups(rows["sensitive"], n, intersect=intersect)
-    report["scores"], report["score_reliability"], report["score_gaps"] = score_tables(
-        score, true_pos, codes, names, groups, rows.get("weights"), confidence=confidence,
-        n_bins=SCORE_BINS, min_group_size=min_group_size)
+    report["scores"], report["score_reliability"], report["score_gaps"], undefined = \
+        score_tables(score, true_pos, codes, names, groups, rows.get("weights"),
+                     confidence=confidence, n_bins=SCORE_BINS, min_group_size=min_group_size)
+    for message in undefined:
+        warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
+        report.warnings.append(message)
     report.options["score_bins"] = SCORE_BINS
