@@ -24,7 +24,7 @@ def main(constraints):
     pins = {}
     for line in Path(constraints).read_text(encoding="utf-8").splitlines():
         line = line.split("#")[0].strip()
-        if line:
+        if line and "<" not in line:  # a cap on another library is not a pin
             name, pinned = re.fullmatch(r"([A-Za-z0-9._-]+)\s*==\s*(\S+)", line).groups()
             pins[name] = pinned
     project = tomllib.loads(Path("pyproject.toml").read_text(encoding="utf-8"))["project"]

@@ -79,6 +79,8 @@ def runs(data, tmp):
         ("situation_testing_dutch", ["--repeats", "1", "--parts", "audit", "defaults",
                                      "--methods", "CBN-DD (paper's Q)", *d,
                                      "--output", str(out / "dutch.md")], ()),
+        ("situation_testing_harm", ["--seeds", "1", "--rows", "2000", "--null-rows", "2000",
+                                    "--calibration-rows", "2000", *d, *r], ()),
         ("situation_testing_mixed", ["--quick", "--n-samples", "2000",
                                      "--error-control-rows", "2000", "--error-control-ks", "50",
                                      "--output", str(out / "mixed.md")], ()),

@@ -13,6 +13,8 @@ from pathlib import Path
 _ROOT = Path(__file__).resolve().parent.parent
 if (_ROOT / "skfair_manifold" / "__init__.py").exists():
     sys.path.insert(0, str(_ROOT))
+# docs/_ext: results_include, the directive that includes a benchmark's results file
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
 
 import skfair_manifold  # noqa: E402
 
@@ -28,10 +30,11 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    "results_include",
 ]
 
 templates_path = ["_templates"]
-exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "render_reports.py"]
+exclude_patterns = ["_build", "Thumbs.db", ".DS_Store", "render_reports.py", "howto_pages.py"]
 root_doc = "index"
 
 autosummary_generate = True
@@ -58,7 +61,8 @@ sphinx_gallery_conf = {
 
 html_theme = "pydata_sphinx_theme"
 html_title = f"skfair_manifold {version}"
-# _css: wrap.css, long inline literals wrap on a narrow screen
+# _css: wrap.css, long inline literals wrap and wide formulas and tables scroll within
+# their block on a narrow screen; the top bar fits on one line at 1280 px
 html_static_path = ["_css"]
 html_css_files = ["wrap.css"]
 
@@ -73,6 +77,8 @@ html_static_path.append(os.path.join(os.path.dirname(_mathjax.__file__), "static
 mathjax_path = "mathjax/es5/tex-chtml.js"
 html_theme_options = {
     "navigation_with_keys": False,
+    # the five sections fit the top bar beside the search field at 1280 px
+    "header_links_before_dropdown": 5,
     "show_prev_next": True,
     "secondary_sidebar_items": ["page-toc"],
 }

@@ -204,8 +204,9 @@ def test_bad_values(capsys, tmp_path, predictions_csv):
     path = tmp_path / "bad_label.csv"
     bad.to_csv(path, index=False)
     line = error_line(cli(capsys, "hfm", path, *HFM_ARGS))
-    assert line.endswith(_io.MSG_NOT_NUMERIC.format(column="y", role="--label",
-                                                    value="maybe", row=7, line=9))
+    assert _io.MSG_NOT_NUMERIC.format(column="y", role="--label", value="maybe", row=7,
+                                      line=9).rstrip(".") in line
+    assert line.endswith("need --pos-label VALUE, the favourable one.")
     bad = frame.head(20).copy()
     bad["income"] = bad["income"].astype(object)
     bad.loc[3, "income"] = "12,5k"
@@ -240,7 +241,12 @@ def test_identifier_text_columns_are_refused_and_others_capped(capsys, tmp_path,
     named["name"] = [f"person {i}" for i in range(len(named))]
     path = tmp_path / "named.csv"
     named.to_csv(path, index=False)
-    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS))
+    # by default a distinct text on every row is left out of the features, with a note
+    code, _, err = cli(capsys, "hfm", path, *HFM_ARGS)
+    assert code == EXIT_OK, err
+    assert "left out column(s) name (a distinct value on every row)" in err
+    # named in --features, it is refused
+    line = error_line(cli(capsys, "hfm", path, *HFM_ARGS, "--features", "income", "name"))
     assert "text column(s) 'name' look like identifiers" in line
     assert "--features" in line
     # the same file works once the features are listed
@@ -572,7 +578,10 @@ def test_audit_summary_on_stderr(capsys, decisions_csv):
     code, _, err = cli(capsys, "audit", path, *args, "-k", "20")
     assert code == EXIT_OK, err
     assert "\r" not in err  # not a terminal: no progress bar
-    assert "flagged as discriminated" in err
+    assert "flagged by the rule" in err and "flagged as discriminated" not in err
+    line = next(x for x in err.splitlines() if "flagged by the rule" in x)
+    if "; verdicts: " in line:  # every verdict a flag can have, counted beside "flagged"
+        assert all(f"{v} " in line for v in ("discriminated", "fragile", "insufficient"))
 
 
 def test_audit_bad_values(capsys, tmp_path, decisions_csv):

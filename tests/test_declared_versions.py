@@ -40,11 +40,16 @@ def _floors():
     return floors
 
 
+# a cap on a library that is not core: one that needs a newer NumPy than the pin
+# without declaring it to pip
+_CAP = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*<\s*([0-9][0-9A-Za-z.]*)")
+
+
 def _pins():
     pins = {}
     for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
         line = line.split("#")[0].strip()
-        if not line:
+        if not line or _CAP.fullmatch(line):
             continue
         match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*==\s*([0-9][0-9A-Za-z.]*)", line)
         assert match, f"{CONSTRAINTS.name}: {line!r} is not of the form name==version"
@@ -69,3 +74,14 @@ def test_each_pin_is_the_floor_in_pyproject(name):
         f"{CONSTRAINTS.name} pins {name}=={_pins()[name]} but pyproject.toml's floor is "
         f">={floors[name][0]}: change both together"
     )
+
+
+def test_caps_are_on_libraries_that_are_not_core_and_say_why():
+    lines = CONSTRAINTS.read_text(encoding="utf-8").splitlines()
+    for number, line in enumerate(lines):
+        match = _CAP.fullmatch(line.split("#")[0].strip())
+        if match:
+            assert _name(match[1]) not in CORE, f"{match[1]} is core: pin it at its floor"
+            assert number and lines[number - 1].startswith("#"), (
+                f"{CONSTRAINTS.name}: the cap {line!r} needs a comment above it with the reason"
+            )

@@ -32,7 +32,7 @@ def _build(tmp_path, *, plot_gallery):
     shutil.copytree(ROOT / "docs", tmp_path / "docs",
                     ignore=shutil.ignore_patterns("_build", "generated", "auto_examples"))
     shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    # pages include measured results from benchmarks/results
+    # the measured tables and figures the pages include from the benchmarks' results
     shutil.copytree(ROOT / "benchmarks" / "results", tmp_path / "benchmarks" / "results")
     env = dict(os.environ)
     env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
@@ -49,20 +49,24 @@ def _build(tmp_path, *, plot_gallery):
 def test_docs_build_with_the_gallery(tmp_path):
     # About 20 s on the project's machine: quick enough for every test run.
     html = _build(tmp_path, plot_gallery=True)
-    for page in ("index.html", "api.html", "architecture.html", "cli.html",
-                 "user_guide/hfm.html", "user_guide/situation_testing.html",
-                 "auto_examples/index.html"):
+    for page in ("index.html", "api.html", "architecture.html", "user_guide/command_line.html",
+                 "how_it_works/hfm.html", "user_guide/situation_testing.html",
+                 "how_it_works/situation_testing.html", "auto_examples/index.html"):
         assert (html / page).exists(), page
     assert "approximation never underestimates" in (
-        html / "user_guide" / "distances.html").read_text(encoding="utf-8")
+        html / "how_it_works" / "distances.html").read_text(encoding="utf-8")
     # formulas readable offline: MathJax from the build itself, no CDN
-    page = (html / "user_guide" / "hfm.html").read_text(encoding="utf-8")
+    page = (html / "how_it_works" / "hfm.html").read_text(encoding="utf-8")
     assert "_static/mathjax/es5/tex-chtml.js" in page and "cdn.jsdelivr" not in page
     assert (html / "_static" / "mathjax" / "es5" / "tex-chtml.js").exists()
     # the situation-testing design page and the reports page are in the build
-    for page in ("user_guide/situation_testing_design.html", "user_guide/reports.html",
-                 "user_guide/scorers.html"):
+    for page in ("how_it_works/situation_testing_design.html", "user_guide/reports.html",
+                 "user_guide/scorers.html", "how_it_works/measurements.html"):
         assert (html / page).exists(), page
+    # the measured tables are the results files, included at build time
+    design = (html / "how_it_works" / "situation_testing_design.html").read_text(
+        encoding="utf-8")
+    assert "python -m benchmarks.situation_testing_mixed --error-control-only" in design
     assert "adult_report.png" in (html / "user_guide" / "reports.html").read_text(
         encoding="utf-8")
     images = list((html / "_images").glob("sphx_glr_plot_*.png"))

@@ -52,11 +52,11 @@ WING_FLOORS = {
         "__init__": 4,
     },
     "situation_testing": {
-        "_constants": 0, "_stats": 0,
+        "_constants": 0, "_stats": 0, "_headline": 0,
         "_discretize": 1, "_records": 1, "_evidence": 1, "_fitted": 1,
         "_selection": 2,
         "_checks": 3, "_params": 3, "_flags": 3,
-        "_fitting": 4, "_verdict": 4,
+        "_fitting": 4, "_verdict": 4, "_harm": 4,
         "_assembly": 5,
         "_lazy": 6,
         "_auditor": 7, "_testing": 7,

@@ -58,13 +58,17 @@ def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
             "label_x": left - 6}
 
 
-def graph_layout(parents, decision, q, protected, *, width=640):
-    """Geometry of the causal graph around ``decision`` (layers of ancestors), Q marked."""
+def graph_layout(parents, decision, q, protected, *, weak=(), width=640):
+    """Geometry of the causal graph around ``decision`` (layers of ancestors), Q marked.
+
+    ``weak``: the decision's parents that Q leaves out (the weak-parent rule),
+    drawn apart (kind ``"weak"``).
+    """
     mapping = parents_mapping(parents)
     if decision not in mapping:
         return None
     layers = ancestor_layers(mapping, decision, depth=3)
-    longest = max(len(_node_name(node)) for layer in layers for node in layer) + 4
+    longest = max(len(_node_name(node)) for layer in layers for node in layer) + 7
     node_width = max(90, 8 * longest + 16)
     # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node
     width = max(width, (node_width + 20) * (max(len(layer) for layer in layers) + 1))
@@ -83,7 +87,8 @@ def graph_layout(parents, decision, q, protected, *, width=640):
                 edges.append({"x1": x1, "y1": y1 + 14, "x2": x2, "y2": y2 - 16})
     nodes = [{"name": _node_name(node), "x": x, "y": y,
               "kind": ("decision" if node == decision else "q" if node in q
-                       else "protected" if node == protected else "other")}
+                       else "protected" if node == protected
+                       else "weak" if str(node) in weak else "other")}
              for node, (x, y) in position.items()]
     return {"width": width, "height": height, "nodes": nodes, "edges": edges,
             "node_width": node_width}

@@ -15,6 +15,7 @@ import numpy as np
 
 from ._charts import graph_layout
 from ._environment import _environment
+from ._harm_section import harm_context
 from ._text import SafeText, _num, _pval, safe_text, unique_anchors
 
 SIDES = ("unprotected", "protected")
@@ -40,17 +41,24 @@ def check_ids(ids, n_rows, what="X"):
 
 
 def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
-                    title="Situation testing: evidence"):
+                    title="Situation testing: evidence", fragment=False):
     """The HTML evidence page of ``report``: a summary, then one sheet per flagged person.
 
-    ``ids`` names the audited rows (their positions when None);
-    ``fitted_ids`` the fitted rows, from which the testers come (``ids``
-    when the audited rows are the fitted ones, else their positions).
+    ``ids`` names the audited rows (the audited frame's index,
+    ``report.index``, when None, else their positions, which the page then
+    says); ``fitted_ids`` the fitted rows, from which the testers come
+    (``ids`` when the audited rows are the fitted ones, else the fitted
+    frame's index or their positions). ``fragment``: the summary and the
+    list for a notebook, inside a ``<div>``.
     """
     settings, provenance = report.settings, report.provenance
-    ids = check_ids(ids, settings["n_rows"])
+    index = getattr(report, "index", None)
+    named = "id" if ids is not None else "index" if index is not None else "position"
+    ids = check_ids(ids if ids is not None else index, settings["n_rows"])
     if fitted_ids is None:
-        fitted_ids = ids if report.audited_fitted else np.arange(report._y_fit.shape[0])
+        fitted_index = getattr(report, "fitted_index", None)
+        fitted_ids = ids if report.audited_fitted else check_ids(
+            fitted_index, report._y_fit.shape[0], what="the fitted data")
     else:
         fitted_ids = check_ids(fitted_ids, report._y_fit.shape[0], what="the fitted data")
     summary = {**settings, "file": provenance.get("input_file") or "(data given in Python)",
@@ -80,7 +88,8 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                  "low": values["diff_lower"][i], "high": values["diff_upper"][i],
                  "verdict": str(values["verdict"][i]) if "verdict" in values else ""}
         for name in ("p1", "p2", "diff", "n1", "n2", "p_value", "q_value", "detectable_gap",
-                     "k"):
+                     "k", "pn", "pn_low", "pn_high", "shortfall", "shortfall_low",
+                     "shortfall_high"):
             entry[name] = values[name][i] if name in values else None
         flagged.append(entry)
         if i >= max_sheets:
@@ -113,11 +122,13 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                                     for c in shown],
                        "decision": str(received)})
     graph = None
+    weak = {str(c): e for c, e in (provenance.get("weak_parents") or {}).items()}
     if cbn:
-        graph = graph_layout(provenance["graph"], decision, q, protected)
+        graph = graph_layout(provenance["graph"], decision, q, protected, weak=weak)
     power = report.not_flagged_gaps()
     context = {"title": title, "generated": _now(), "summary": summary, "q": q,
-               "power": power,
+               "power": power, "fragment": fragment, "named": named, "weak": weak,
+               "verdicts": report.verdict_counts(), "headline": report.headline,
                "headers": {c: _header(c) for c in shown},
                "flagged": flagged, "sheets": sheets, "features": tester_columns,
                "all_features": len(tester_columns) == len(shown),
@@ -125,7 +136,7 @@ def render_evidence(report, *, ids=None, fitted_ids=None, max_sheets=500,
                "graph": graph, "max_sheets": max_sheets, "level": level, "words": words,
                "two_sided": two_sided, "provenance": provenance,
                "stamp": _stamp(summary, provenance),
-               "inline_ids": INLINE_IDS,
+               "inline_ids": INLINE_IDS, "harm": harm_context(report, ids, continuous),
                "n_without_sheet": max(len(flagged) - max_sheets, 0)}
     return _environment().get_template("evidence.html.j2").render(**context)
 

@@ -20,10 +20,10 @@ def _value(value):
 
 
 def _who(person):
-    where = f"row {person['row']}"
-    if person.get("index") is not None and str(person["index"]) != str(person["row"]):
-        where += f" (index {person['index']})"
-    return where
+    """A row by the caller's index when there is one, else by its position, said so."""
+    if person.get("index") is not None:
+        return f"index {person['index']} (position {person['row']})"
+    return f"position {person['row']}"
 
 
 def witness_cards(data):

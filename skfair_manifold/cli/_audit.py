@@ -231,12 +231,15 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                         auditor=auditor, report=report, scores=scores, ids=ids)
     candidates = report.settings["n_candidates"]
     if not quiet:
-        print(one_line(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
-                       f"{auditor.method.upper()}-DD (k={auditor.k}, rule "
-                       f"{auditor.flag_rule_}): {len(report)} of the {candidates} rows "
-                       f"with {protected}={protected_value!s}"
-                       f"{'' if amount else ' and a negative decision'} are flagged as "
-                       f"discriminated."), file=sys.stderr)
+        print(one_line(
+            f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
+            f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): "
+            f"{len(report)} of the {candidates} rows "
+            f"with {protected}={protected_value!s}"
+            f"{'' if amount else ' and a negative decision'} are flagged by the rule"
+            + "".join(f"; verdicts: {', '.join(f'{v} {c}' for v, c in counts.items())}"
+                      for counts in [report.verdict_counts()] if counts and len(report))
+            + "."), file=sys.stderr)
         quiet = report.not_flagged_gaps()
         if quiet is not None and quiet["median"] is not None:
             gap = "mean1 - mean2" if amount else "p1 - p2"
@@ -244,12 +247,20 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                   f"{quiet['median']:.3f} (the median candidate's; from {quiet['low']:.3f} "
                   f"to {quiet['high']:.3f}) could not have been seen; --all-rows writes each "
                   f"row's detectable_gap.", file=sys.stderr)
-        if len(report) and "verdict" in report.summary:
-            labels, counts = np.unique(np.asarray(report.summary["verdict"], dtype=str),
-                                       return_counts=True)
-            print("verdicts of the flagged: " + ", ".join(
-                f"{label} {count}" for label, count in zip(labels, counts)) + ".",
-                file=sys.stderr)
+        harm = report.settings.get("harm") or {}
+        if "expected_harmed" in harm:
+            print(one_line(
+                f"expected number harmed (refused because {protected}={protected_value!s}): "
+                f"{harm['expected_harmed']:.1f} [{harm['harmed_low']:.1f}, "
+                f"{harm['harmed_high']:.1f}] ({100 * harm['confidence']:g}% interval); "
+                f"{harm['more_likely_than_not']} more likely than not harmed (pn_low > 0.5)"
+                f"; --all-rows writes each row's pn."), file=sys.stderr)
+        elif "total_shortfall" in harm:
+            print(one_line(
+                f"total shortfall of the {protected}={protected_value!s} rows: "
+                f"{harm['total_shortfall']:.6g} [{harm['shortfall_low']:.6g}, "
+                f"{harm['shortfall_high']:.6g}] ({100 * harm['confidence']:g}% interval); "
+                f"--all-rows writes each row's shortfall."), file=sys.stderr)
     if auditor.method == "cbn" and not quiet:
         print(one_line(f"testers matched on the decision's causes Q = "
                        f"{{{', '.join(str(v) for v in auditor.q_)}}}."), file=sys.stderr)
@@ -259,7 +270,8 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     summary = {"file": file, **report.settings, "seconds": round(elapsed, 3),
                "sha256": report.provenance["input_sha256"], "provenance": report.provenance}
     if html is not None:
-        write_text(html, report.to_html(ids=ids, max_sheets=html_sheets))
+        write_text(html, report.to_html(ids=ids if id else None,  # else: "position"
+                                        max_sheets=html_sheets))
     if testers is not None:
         cells = tester_frame(report, ids=ids, id_column=id)
         write_text(testers, _frame_text(cells, format=format, csv_escape=csv_escape))

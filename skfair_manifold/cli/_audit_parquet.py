@@ -22,6 +22,7 @@ from skfair_manifold.cli._io import (
     frame_to_csv,
     open_parquet,
     parquet_value,
+    quote_identifier,
     write_text,
 )
 from skfair_manifold.utils._visible import one_line
@@ -51,7 +52,7 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
     check_columns(_Columns, file, used)
     if features:
         keep = list(dict.fromkeys([protected, *features, decision]))
-        relation = relation.select(*[f'"{c}"' for c in keep])
+        relation = relation.select(*[quote_identifier(c) for c in keep])
     protected_value = parquet_value(relation, protected, protected_value, "--protected-value")
     positive_label = parquet_value(relation, decision, positive_label, "--positive-label")
     from skfair_manifold.situation_testing import SituationTestingAuditor, cell_verdicts
@@ -82,8 +83,10 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
             f"audited {n_rows} rows of {file} in {elapsed:.1f} s with CBN-DD through DuckDB "
             f"(k={auditor.k}, rule {auditor.flag_rule_}): {n_flagged} of the "
             f"{int(table['n_people'].sum())} rows with {protected}={protected_value!s} and "
-            f"a negative decision are flagged as discriminated, in "
-            f"{int(table['flagged'].sum())} of {len(table)} cells."), file=sys.stderr)
+            f"a negative decision are flagged by the rule, in "
+            f"{int(table['flagged'].sum())} of {len(table)} cells (no verdict on this "
+            f"path: whether a flag holds at K/2 and 2K is read by the audit of a CSV "
+            f"file)."), file=sys.stderr)
         quiet = not_flagged_gaps(table["detectable_gap"], np.ones(len(table), dtype=bool),
                                  table["flagged"], counts=table["n_people"])
         if quiet["median"] is not None:

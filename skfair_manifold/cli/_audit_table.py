@@ -62,7 +62,9 @@ def evidence_table(frame, *, id_column, protected, decision, auditor, report, sc
     rule[at >= 0] = np.asarray(summary["rule"], dtype=object)[at[at >= 0]]
     table["rule"] = rule
     audit = getattr(report, "audit", {})
-    for name in ("q_value", "verdict", "verdict_reason", "detectable_gap"):
+    for name in ("q_value", "verdict", "verdict_reason", "detectable_gap", "pn", "pn_low",
+                 "pn_high", "more_likely_than_not", "shortfall", "shortfall_low",
+                 "shortfall_high"):
         if name in audit:
             table[name] = np.asarray(audit[name])[rows]
     lists = {column: [[] for _ in range(rows.shape[0])] for column in TESTER_COLUMNS}

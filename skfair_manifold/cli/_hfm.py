@@ -47,6 +47,80 @@ def prediction_like(column):
     return bool(set(words) & _PREDICTION_WORDS) or str(column).lower().startswith("yhat")
 
 
+MSG_ID_LEFT_OUT = (
+    "left out column(s) {columns} from the HFM features: they look like identifiers, "
+    "which say nothing about a person and would make every row far from every other "
+    "(name them in --features to use them)."
+)
+
+MSG_FAVOURABLE_DEFAULT = (
+    "favourable outcome (by default, --pos-label not given): {text}; --pos-label VALUE "
+    "names another, and every rate, gap and verdict is of the favourable outcome."
+)
+
+MSG_LABELS_NOT_NUMERIC = (
+    "; labels of another kind (yes/no, text, codes) need --pos-label VALUE, the favourable one"
+)
+
+#: the words of a name that read as an identifier (``id``, ``candidate_id``, ``ID number``)
+_ID_WORDS = {"id", "uuid", "guid"}
+#: the rows at least for "a distinct value on every row" to read as an identifier
+ID_MIN_ROWS = 20
+
+
+def identifier_like(series, column):
+    """Why the column looks like an identifier rather than a feature, or ``""``.
+
+    Its name reads as one (a word ``id``, ``uuid`` or ``guid``: ``id``,
+    ``candidate_id``, ``ID number``; or camel case ``personId``, ``personID``), or
+    its values are integers or text with a distinct value on each of at least
+    :data:`ID_MIN_ROWS` rows (floats are measurements: a distinct value per row is
+    what they usually have).
+    """
+    import re
+
+    name = str(column)
+    words = {w.lower() for w in re.split(r"[^A-Za-z0-9]+", name) if w}
+    if words & _ID_WORDS or re.search(r"[a-z](Id|ID)$", name):
+        return "named like an identifier"
+    import pandas as pd
+
+    kind = series.to_numpy().dtype.kind
+    if kind == "O" and pd.to_numeric(series, errors="coerce").notna().mean() >= 0.5:
+        return ""  # numbers with stray text: a bad value, which the features' check names
+    n = series.shape[0]
+    if kind in "iuO" and n >= ID_MIN_ROWS and series.nunique() == n:
+        return "a distinct value on every row"
+    return ""
+
+
+def _labels(frame, label, prediction, pos_label):
+    """``(y_true, y_pred, pos_label)``: numbers as float64, or any labels with --pos-label.
+
+    Without ``--pos-label`` the labels must be numbers (0/1 takes 1 as favourable);
+    with it, they may be of any kind, the value matched among the label column's.
+    """
+    if pos_label is None:
+        try:
+            return (numeric_column(frame, label, "--label"),
+                    numeric_column(frame, prediction, "--prediction"), None)
+        except CLIError as exc:
+            raise CLIError(str(exc).rstrip(".") + MSG_LABELS_NOT_NUMERIC + ".") from None
+    value = parse_value_like(frame, label, pos_label, "--pos-label")
+    try:
+        return (numeric_column(frame, label, "--label"),
+                numeric_column(frame, prediction, "--prediction"), float(value))
+    except (CLIError, TypeError, ValueError):  # text labels: compared as they are
+        return frame[label].to_numpy(), frame[prediction].to_numpy(), value
+
+
+def note_favourable(quiet, report, pos_label):
+    """Name the favourable outcome on standard error when ``--pos-label`` was not given."""
+    options = getattr(report, "options", None)
+    if pos_label is None and options and options.get("favourable_text"):
+        note(quiet, MSG_FAVOURABLE_DEFAULT.format(text=options["favourable_text"]))
+
+
 def file_provenance(path):
     """The input file's name and SHA-256 (None for standard input)."""
     import hashlib
@@ -83,14 +157,18 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
                          f"names look like predictions or scores (name them in --features "
                          f"to use them).")
             features = [c for c in features if c not in like]
+        ids = [(c, why) for c in features if (why := identifier_like(frame[c], c))]
+        if ids:
+            notes.append(MSG_ID_LEFT_OUT.format(columns="; ".join(
+                f"{c} ({why})" for c, why in ids)))
+            features = [c for c in features if c not in dict(ids)]
         notes.append(f"HFM features: {', '.join(features) if features else '(none)'} "
                      f"(every column but the label, the prediction and the sensitive ones; "
                      f"--features to choose).")
     elif not need_features:
         features = []
     check_no_missing(frame, [label, prediction, *sensitive, *features])
-    y_true = numeric_column(frame, label, "--label")
-    y_pred = numeric_column(frame, prediction, "--prediction")
+    y_true, y_pred, pos_label = _labels(frame, label, prediction, pos_label)
     for column in sensitive:
         if frame[column].nunique() < 2:
             raise CLIError(f"sensitive column {column!r} has a single value "
@@ -108,8 +186,6 @@ def load_predictions(*, file, label, prediction, sensitive, features, sep, max_c
             note(quiet, f"column(s) {', '.join(merged)} have more than {max_categories} "
                         f"values: the {max_categories - 1} most frequent are kept, the "
                         f"others merged into '(other)' (--max-categories).")
-    if pos_label is not None:
-        pos_label = float(parse_value_like(frame, label, pos_label, "--pos-label"))
     import pandas as pd
 
     y_true = pd.Series(y_true, name=label)
@@ -291,6 +367,8 @@ def run_hfm(*, file, label, prediction, sensitive, features, max_categories, met
                       "intersect": intersect}
     for message in messages:
         note(quiet, f"warning: {message}")
+    if baselines and (format == "json" or output not in (None, "-")):  # else in the table
+        note_favourable(quiet, report, pos_label)
     if format == "json":
         text = dump_json(result, reasons=messages)
     else:

@@ -173,15 +173,18 @@ PREDICTION_OPTIONS = [
                         "input); only an empty field is a missing value: "
                         "NA, None, null are ordinary values"),
     option("--label", required=True, metavar="COLUMN",
-           help="the column of true labels (numeric: 0/1, or class codes)"),
+           help="the column of true labels (0/1, class codes, or labels of any kind, "
+                "yes/no or text, with --pos-label)"),
     option("--prediction", required=True, metavar="COLUMN",
            help="the column of the model's predictions (same coding as --label)"),
     option("--sensitive", required=True, nargs="+", metavar="COLUMN",
            help="one or more sensitive columns; any values, 2 or more groups each"),
     option("--features", nargs="+", metavar="COLUMN",
            help="the non-sensitive feature columns (default: every other "
-                "column); text columns are one-hot encoded, identifier-like "
-                "ones refused (see --max-categories)"),
+                "column but those that look like identifiers, an id name or a "
+                "distinct integer or text on every row, left out with a note); "
+                "text columns are one-hot encoded, identifier-like ones refused "
+                "(see --max-categories)"),
     option("--max-categories", type=_positive_int, default=50, metavar="N",
            help="text feature columns keep their N - 1 most frequent values "
                 "and merge the rest into one indicator; a text column with more "
@@ -204,8 +207,9 @@ PREDICTION_OPTIONS = [
                 "default they are, as in the paper, so that no raw column "
                 "drowns the label)"),
     option("--pos-label", metavar="VALUE",
-           help="the favourable label for DP, EO and PQP (default: 1 with 0/1 "
-                "labels; required for other labels)"),
+           help="the favourable label for DP, EO and PQP, a value of --label of any "
+                "kind (default: 1 with 0/1 labels, named on standard error; required "
+                "for other labels)"),
     option("--n-boot", type=_non_negative_int, default=0, metavar="N",
            help="0: score intervals of every rate and gap, valid at any group "
                 "size; N > 0: the gaps' intervals from a percentile bootstrap "

@@ -16,7 +16,13 @@ rows, the file is read with pandas as with HFM.
 
 import re
 
-from skfair_manifold.cli._hfm import file_provenance, load_predictions, measure, note
+from skfair_manifold.cli._hfm import (
+    file_provenance,
+    load_predictions,
+    measure,
+    note,
+    note_favourable,
+)
 from skfair_manifold.cli._io import (
     CLIError,
     check_columns,
@@ -24,6 +30,7 @@ from skfair_manifold.cli._io import (
     match_value,
     open_parquet,
     parquet_value,
+    quote_identifier,
     write_text,
 )
 
@@ -97,6 +104,7 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
     report.options["hfm_features"] = data["features"] if hfm else None
     for message in messages:
         note(quiet, f"warning: {message}")
+    note_favourable(quiet, report, pos_label)
     write_text(output, report.to_html(title=title))
     return 0
 
@@ -223,9 +231,9 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     _check_used_columns(names, file, label, prediction, sensitive)
     if len(used) != 2 + len(sensitive):
         return None  # a column in two roles: read as pandas reads it
-    quoted = [_quote(c) for c in used]
-    count = _quote("rows " + "".join(used))  # names no used column has
-    ordinal = _quote("row " + "".join(used))
+    quoted = [quote_identifier(c) for c in used]
+    count = quote_identifier("rows " + "".join(used))  # names no used column has
+    ordinal = quote_identifier("row " + "".join(used))
     try:  # the cell table, as text: one pass over the file
         connection.execute(f"CREATE TEMP TABLE cells AS SELECT {', '.join(quoted)}, "
                            f"count(*) AS {count} FROM relation GROUP BY ALL")
@@ -253,7 +261,7 @@ def load_csv_out_of_core(*, file, label, prediction, sensitive, sep, pos_label):
     # the label and the prediction as float64, as the pandas path reads them
     typed = connection.sql("SELECT " + ", ".join(
         (f"CAST({_typed(c, kinds[c])} AS DOUBLE)" if c in (label, prediction)
-         else _typed(c, kinds[c])) + f" AS {_quote(c)}" for c in used)
+         else _typed(c, kinds[c])) + f" AS {quote_identifier(c)}" for c in used)
         + f" FROM range({max(row[-1] for row in cells)}) AS counter({ordinal})"
         f" JOIN cells ON {ordinal} < cells.{count}")  # streamed: memory of the cells only
     return {"data": typed, "y_true": label, "y_pred": prediction,
@@ -292,12 +300,8 @@ def _is_float(text):
     return True
 
 
-def _quote(column):
-    return '"' + str(column).replace('"', '""') + '"'
-
-
 def _typed(column, kind):
-    q = _quote(column)
+    q = quote_identifier(column)
     if kind == "int":
         return f"CAST({q} AS BIGINT)"
     if kind == "float":

@@ -21,6 +21,10 @@
   the impact ratio, with unknown categories bounded instead of dropped, in a
   :class:`BiasAudit`.
 
+The metric functions compare the groups :func:`fairness_report` compares, those of
+at least ``min_group_size`` rows (30 by default in both), so that a metric is the
+report's gap; ``min_group_size=1`` compares every group, as fairlearn does.
+
 Undefined values are ``nan`` with an :class:`UndefinedFairnessWarning`, never a
 sentinel; invalid input raises. In the group baselines a group whose own rate is
 undefined (no positives for EO or PQP) is left out of its attribute's gap with

@@ -57,6 +57,11 @@ MSG_MISSING_COLUMN = (
     "{name} column {column!r} is not a column of data.{hint} Its columns are: {columns}."
 )
 
+MSG_RESERVED_NAME = (
+    "{name} column {column!r}: names that begin with '__skfm_' are the aggregation's own "
+    "helper columns; rename the column (data.rename(...)) before passing it."
+)
+
 MSG_NEEDS_ROWS = (
     "{what} needs the rows in memory and in order, which a lazy or distributed frame "
     "({type}) does not give: the group report is computed in the frame's engine without "
@@ -99,6 +104,9 @@ _COUNT, _NONNULL, _MIN = "__skfm_count", "__skfm_nonnull", "__skfm_min"
 
 _YT, _YP = "__skfm_y_true", "__skfm_y_pred"
 
+#: the prefix of every helper column: refused in a caller's column names
+_RESERVED = "__skfm_"
+
 
 class FrameConstraint(HasMethods):
     """The ``validate_params`` constraint of ``data=``: a frame narwhals supports.
@@ -135,6 +143,8 @@ def _names(value, name, *, many=False):
 def _check_columns(frame, wanted):
     present = schema_names(frame)
     for name, column in wanted:
+        if column.startswith(_RESERVED):
+            raise ValueError(MSG_RESERVED_NAME.format(name=name, column=column))
         if column not in present:
             shown = ", ".join(repr(c) for c in present[:20]) + (", ..." if len(present) > 20
                                                                  else "")

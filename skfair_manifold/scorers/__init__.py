@@ -41,6 +41,14 @@ error. A regressor is measured by the scorers of a quantity
 ``bounded_group_loss_scorer``, ``distribution_distance_scorer``), which take
 its ``predict``.
 
+The group scorers compare the groups that
+:func:`~skfair_manifold.metrics.fairness_report` compares: groups of fewer than
+``min_group_size`` rows (30 by default, the report's) are left out of the gap, so
+a bound read off the report is the bound a search meets on the same rows.
+``make_fairness_scorer("demographic_parity", min_group_size=1)`` compares every
+group, as fairlearn does; a validation fold in which fewer than two groups have
+that many rows scores ``nan``, with an ``UndefinedFairnessWarning`` that says so.
+
 Scorers whose metric is randomised (HFM with the certified approximation,
 which ``method="auto"`` uses beyond its crossover, and DR) use
 ``random_state=0`` unless told otherwise, so that every candidate of a search

@@ -80,7 +80,12 @@ def make_fairness_scorer(
 
     **metric_kwargs
         Options of the metric (``method``, ``pos_label``, ``m1``, ...). HFM
-        with ``method="approx"`` gets ``random_state=0`` unless given.
+        with ``method="approx"`` gets ``random_state=0`` unless given. The
+        group metrics leave groups of fewer than ``min_group_size`` rows (30)
+        out of the gap, as :func:`~skfair_manifold.metrics.fairness_report`
+        does, so a score is the report's gap on the same rows;
+        ``min_group_size=1`` compares every group, as fairlearn does (small
+        validation folds may need it, or a smaller size).
 
     Returns
     -------
@@ -97,7 +102,7 @@ def make_fairness_scorer(
     >>> X = pd.DataFrame({"x": [0.1, 0.4, 0.35, 0.8, 0.7, 0.2], "sex": [0, 1, 0, 1, 1, 0]})
     >>> y = [0, 1, 0, 1, 1, 0]
     >>> clf = LogisticRegression().fit(X, y)
-    >>> dp = make_fairness_scorer("demographic_parity", sensitive="sex")
+    >>> dp = make_fairness_scorer("demographic_parity", sensitive="sex", min_group_size=1)
     >>> dp(clf, X, y)
     -1.0
     """

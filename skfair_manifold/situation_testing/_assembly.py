@@ -27,9 +27,18 @@ from ._flags import (
     rule_text,
     transform_rows,
 )
+from ._harm._people import (
+    AMOUNT_COLUMNS,
+    ASSUMPTIONS,
+    BINARY_COLUMNS,
+    harm_confidence,
+    person_harm,
+)
+from ._harm._totals import TOTAL, design_effect, harm_table, situations
 from ._records import KINDS
 from ._selection._cbn import CAUSAL_EFFECT_NOTES
 from ._selection._methods import CBNMethod
+from ._selection import _weak_parents
 from ._stats._continuous import detectable_mean_gaps
 from ._stats._power import detectable_gaps, next_flag_threshold
 from ._verdict import near_testers, structure_bootstrap, verdicts
@@ -65,6 +74,7 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     unknown)."""
     candidate, out, n_all, n_eff_all, self_unit = audit_rates(fitted, settings, Z, y)
     mask, q, cutoff = decide(fitted, settings, out, Z, y, n_eff_all)
+    harm, harm_settings = harm_of(fitted, settings, Z, y, candidate, out, n_eff_all, self_unit)
     rows = np.flatnonzero(mask)
     k_rows = k_of_rows(fitted, settings, Z[rows], self_unit[rows])  # counted once
     sub_out, n, n_eff, self_unit, cells = transform_rows(
@@ -84,6 +94,8 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     gaps = detectable(settings, out, n_eff_all, candidate, mask, cutoff)
     summary["detectable_gap"] = gaps[rows]
     summary["k"] = k_rows
+    for name in harm["names"]:
+        summary[name] = harm["columns"][name][rows]
     testers = tester_table(fitted, rows, cells)
     records, units = fitted.records, fitted.units
     Zr = Z[rows]
@@ -95,6 +107,9 @@ def build_report(fitted, settings, Z, y, fitted_rows):
     audit = {"candidate": candidate, "flagged": mask,
              "p_value": out[:, 5].copy(), "q_value": q, "verdict": verdict,
              "verdict_reason": reason, "detectable_gap": gaps}
+    audit.update({name: harm["columns"][name] for name in harm["names"]})
+    if not settings.continuous:
+        audit["more_likely_than_not"] = harm["columns"]["pn_low"] > 0.5
     cell_rows = fitted.method.cell_rows()
     record_rows = _tester_rows(testers, cell_rows)
     return SituationTestingReport(
@@ -105,10 +120,40 @@ def build_report(fitted, settings, Z, y, fitted_rows):
         settings=audit_settings(fitted, settings, rule=rule, n_rows=Z.shape[0],
                                 n_candidates=int(candidate.sum()),
                                 n_flagged=int(rows.shape[0])),
-        record_rows=record_rows,
+        record_rows=record_rows, harm=harm["table"], harm_settings=harm_settings,
         records={str(name): records.decode(j, records.Z[record_rows, j])
                  for j, name in enumerate(fitted.columns)},
         audited_fitted=bool(np.array_equal(fitted_rows, np.arange(Z.shape[0]))))
+
+
+def harm_of(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
+    """Each candidate's harm (:mod:`._harm._people`), the table of situations and total
+    (:mod:`._harm._totals`) and what the page says of them."""
+    columns, info = person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit)
+    confidence = harm_confidence(settings)
+    design = design_effect(fitted, settings, Z, candidate, self_unit)
+    table = harm_table(columns, candidate, continuous=settings.continuous, design=design,
+                       groups=situations(fitted, Z, candidate), confidence=confidence)
+    names = AMOUNT_COLUMNS if settings.continuous else BINARY_COLUMNS
+    unit = info.pop("unit")  # an amount's columns and totals back in the decision's units
+    if settings.continuous:
+        for name in names:
+            columns[name] = columns[name] * unit
+        for name in ("total_shortfall", "shortfall_low", "shortfall_high"):
+            table[name] = table[name] * unit
+    total = table.loc[TOTAL]
+    said = {"confidence": confidence, "design_effect": design, "assumptions": ASSUMPTIONS,
+            **info}
+    if settings.continuous:
+        said.update(total_shortfall=float(total["total_shortfall"]),
+                    shortfall_low=float(total["shortfall_low"]),
+                    shortfall_high=float(total["shortfall_high"]))
+    else:
+        said.update(expected_harmed=float(total["expected_harmed"]),
+                    harmed_low=float(total["harmed_low"]),
+                    harmed_high=float(total["harmed_high"]),
+                    more_likely_than_not=int(np.sum(columns["pn_low"] > 0.5)))
+    return {"columns": columns, "names": names, "table": table}, said
 
 
 def verdicts_of(fitted, settings, Z, candidate, rows, self_unit, out, mask, n_eff, cutoff,
@@ -165,6 +210,8 @@ def provenance(fitted, settings):
     declared = {str(c): kind for kind in KINDS for c in (getattr(settings, kind) or [])}
     graph = attributes["graph_"]
     uses_graph = graph is not None
+    info = attributes["structure_info_"]
+    effects = info.get("effects", {})
     return {
         "package": f"skfair_manifold {__version__}",
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -174,7 +221,12 @@ def provenance(fitted, settings):
         {str(c): [str(p) for p in ps] for c, ps in graph.items()},
         "graph_source": None if not uses_graph else
         ("given" if settings.graph is not None else "learned"),
-        "protected_arc": attributes["structure_info_"].get("protected_arc"),
+        "protected_arc": info.get("protected_arc"),
+        # the decision's parents the weak-parent rule left out of Q, with their effects
+        "weak_parents": {str(fitted.columns[j]): float(effects.get(j, np.nan))
+                         for j in info.get("weak_parents", ())},
+        "min_parent_effect": _weak_parents.MIN_PARENT_EFFECT,
+        "min_own_subgroup_share": _weak_parents.MIN_OWN_SUBGROUP_SHARE,
         "column_kinds": {str(c): {"kind": kind,
                                   "how": "declared" if str(c) in declared else "inferred"}
                          for c, kind in attributes["attribute_kinds_"].items()},

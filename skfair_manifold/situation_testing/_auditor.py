@@ -16,7 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..utils._docstring import Substitution
 from ..utils._narwhals import is_lazy
 from ..utils._sklearn_compat import _check_feature_names_in, _fit_context
-from ..utils._validation import as_pandas_frame, check_complete
+from ..utils._validation import as_pandas_frame, caller_index, check_complete
 from ._assembly import build_report
 from ._checks import (
     MSG_LAZY_ROWS,
@@ -24,7 +24,7 @@ from ._checks import (
     check_fit_params,
     check_params_at_use,
     fitted_rows_of,
-    is_fitted_data,
+    own_records,
 )
 from ._evidence import SituationTestingReport
 from ._fitted import AuditSettings
@@ -214,13 +214,14 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         else:
             check_fit_params(settings)
             decision_name = getattr(y, "name", None)
-            X_raw = X
+            X_raw, index = X, caller_index(X, y)  # the rows' names on the pages
             X, y = self._validate(X, y, reset=True)
             has_names = hasattr(self, "feature_names_in_")
             columns = list(self.feature_names_in_) if has_names else list(range(X.shape[1]))
             fitted = fit_rows(settings, X_raw, X, y, columns=columns, has_names=has_names,
                               decision_name=decision_name if isinstance(decision_name, str)
                               else "y")
+            fitted.index = index
         for name, value in fitted.public_attributes().items():
             setattr(self, name, value)
         self._fitted = fitted
@@ -250,10 +251,7 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
         settings = self._call_settings()
         fitted = self._fitted
         Z = fitted.encode(self._validate(X))
-        # the fitted rows: each is that person, of known decision (flag's and report's)
-        self_unit = fitted.self_units(Z, fitted.y_fit) if fitted.continuous \
-            and is_fitted_data(fitted, Z) else None
-        return rates(fitted, settings, Z, self_unit=self_unit)[0].copy()
+        return rates(fitted, settings, Z, self_unit=own_records(fitted, Z))[0].copy()
 
     def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.
@@ -316,12 +314,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             provenance and the page (``report.to_html()``).
         """
         check_is_fitted(self)
+        index = caller_index(X, y)
         X, y = self._validate(X, y)
         settings = self._call_settings()
         check_decisions(self._fitted, y)
         Z = self._fitted.encode(X)
         rows = fitted_rows_of(self._fitted, fitted_rows, Z, y)
-        return build_report(self._fitted, settings, Z, y, rows)
+        report = build_report(self._fitted, settings, Z, y, rows)
+        report.index, report.fitted_index = index, self._fitted.index
+        return report
 
     def get_feature_names_out(self, input_features=None):
         """Names of the output columns: p1, p2, diff, diff_lower, diff_upper, p_value.

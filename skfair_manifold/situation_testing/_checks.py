@@ -142,6 +142,14 @@ def is_fitted_data(fitted, Z):
     return Z.shape == fitted.records.Z.shape and np.array_equal(Z, fitted.records.Z)
 
 
+def own_records(fitted, Z):
+    """For an amount's fitted rows (in order), the unit each leaves out of its testers
+    (her own record, of known decision, as ``flag`` and ``report`` do); else None."""
+    if fitted.continuous and is_fitted_data(fitted, Z):
+        return fitted.self_units(Z, fitted.y_fit)
+    return None
+
+
 def fitted_rows_of(fitted, fitted_rows, Z, y):
     """Each row's position in the fitted data (-1: unknown); see ``report``."""
     m = Z.shape[0]

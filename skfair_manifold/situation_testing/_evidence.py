@@ -19,7 +19,20 @@ person (``report.summary_frame()`` is the pandas version):
 ``q_value`` (NaN outside the candidates), ``verdict``,
 ``verdict_reason`` (``""`` outside the candidates) and ``detectable_gap``
 (NaN outside the candidates, and where no gap up to ``p1 = 1`` would be
-flagged with probability 0.8).
+flagged with probability 0.8); for a yes/no decision ``pn``, ``pn_low``,
+``pn_high`` (each candidate's probability of necessity and its interval at
+``1 - alpha_test``, see ``_harm``) and ``more_likely_than_not``
+(``pn_low > 0.5``); for an amount ``shortfall``, ``shortfall_low``,
+``shortfall_high``. NaN outside the candidates.
+
+``report.harm`` -- a DataFrame, one row per CBN-DD situation (its values
+of ``q_``) and a last row ``"total"``: ``candidates``,
+``expected_harmed``, ``harmed_low``, ``harmed_high`` (an amount:
+``total_shortfall``, ``shortfall_low``, ``shortfall_high``);
+``report.settings["harm"]`` the totals, the confidence, the calibration
+and the assumptions in words. ``report.counterfactual`` (None unless
+``counterfactual_decisions`` was given the report) the model's flips beside
+the verdicts.
 
 ``report.provenance`` -- what the evidence rests on: ``package`` (name and
 version), ``date`` (UTC), ``options`` (the auditor's parameters),
@@ -62,15 +75,7 @@ person, side and *cell* of equally treated fitted records
     attributes as their bin).
 
 ``report[i]`` -- a :class:`PersonEvidence` (a dict) for the ``i``-th
-flagged person, with the keys ``row``, ``method``, ``k``, ``claimant``
-(column -> value), ``decision``, ``p1``, ``p2``, ``diff``, ``diff_lower``,
-``diff_upper``, ``p_value``, ``q_value``, ``n1``, ``n2``, ``rule``,
-``verdict``, ``verdict_reason``, ``testers`` (that person's rows of
-the long table, a list of dicts), and ``testers_unprotected``,
-``testers_protected`` (fitted row positions of every record with a positive
-weight, the person's own row excluded), ``weights_unprotected``,
-``weights_protected`` (their weights) and ``decisions_unprotected``,
-``decisions_protected`` (their decisions).
+flagged person (its keys: the class's docstring).
 
 The report holds arrays, strings and numbers only: it pickles, and renders
 without the auditor.
@@ -81,9 +86,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from .._html import render_evidence
+from ..utils._plain import plain_values
+from ._headline import report_headline
 from ._stats._power import not_flagged_gaps
 
 SIDES = np.array(["unprotected", "protected"], dtype=object)
+
+#: the verdicts a flagged person can have (``_verdict``), in the order they are counted
+FLAGGED_VERDICTS = ("discriminated", "fragile", "insufficient")
 
 _NUMBERS = ("p1", "p2", "mean1", "mean2", "diff", "diff_lower", "diff_upper", "p_value",
             "q_value", "n1", "n2", "diff_se", "df", "detectable_gap")
@@ -144,14 +154,32 @@ class SituationTestingReport(Sequence):
         (the smallest gap this person's testers would have flagged with
         probability 0.8: for a person not flagged, "a gap below it could
         not have been seen").
+        With the harm of each candidate (``pn``, ``pn_low``, ``pn_high``,
+        ``more_likely_than_not``; an amount: ``shortfall`` and its interval).
     provenance : dict
-        Package version, date, options, graph and its source, the column
-        kinds and whether each was declared or inferred.
+        Package version, date, options, graph and its source, the weak
+        parents left out of Q, the column kinds and whether each was
+        declared or inferred.
+    harm : DataFrame
+        How many were harmed (or how much is owed): per CBN-DD situation and
+        in a last row ``"total"``, with the interval at ``1 - alpha_test``.
+    counterfactual : DataFrame or None
+        Filled by
+        :func:`~skfair_manifold.situation_testing.counterfactual_decisions`.
+    index : ndarray or None
+        The labels of the audited ``X``'s index (a pandas frame whose index
+        is not its positions), which name the rows on the page; None:
+        the rows are named by their position.
+    headline : list of str
+        What the audit found, in sentences: the people flagged by the rule
+        and the count of each verdict among them, what the candidates not
+        flagged could have shown.
     """
 
     def __init__(self, *, summary, testers, claimants, decisions, own_rows, cell_rows,
                  y_fit, method, k, rule, audit=None, provenance=None, settings=None,
-                 records=None, record_rows=None, audited_fitted=False):
+                 records=None, record_rows=None, audited_fitted=False, harm=None,
+                 harm_settings=None):
         self.summary = summary
         self.testers = testers
         self.method = method
@@ -163,6 +191,11 @@ class SituationTestingReport(Sequence):
         self.records = {} if records is None else records
         self.record_rows = np.zeros(0, dtype=np.intp) if record_rows is None else record_rows
         self.audited_fitted = bool(audited_fitted)
+        self.harm = harm
+        self.counterfactual = None
+        self.settings["harm"] = {} if harm_settings is None else dict(harm_settings)
+        self.index = None
+        self.fitted_index = None
         self._claimants = claimants
         self._decisions = decisions
         self._own_rows = own_rows
@@ -184,6 +217,52 @@ class SituationTestingReport(Sequence):
             return None
         return not_flagged_gaps(self.audit["detectable_gap"], self.audit["candidate"],
                                 self.audit["flagged"])
+
+    def verdict_counts(self):
+        """How many flagged people have each verdict: a dict, ``FLAGGED_VERDICTS`` first."""
+        counts = dict.fromkeys(FLAGGED_VERDICTS, 0)
+        for verdict in np.asarray(self.summary.get("verdict", []), dtype=str).tolist():
+            counts[verdict] = counts.get(verdict, 0) + 1
+        return counts if "verdict" in self.summary else {}
+
+    @property
+    def headline(self):
+        """What the audit found, in sentences (see the class's attributes)."""
+        return report_headline(self)
+
+    def to_frame(self):
+        """One row per flagged person (:meth:`summary_frame`), named by ``index`` if any."""
+        frame = self.summary_frame()
+        if self.index is not None:
+            frame.insert(0, "index", self.index[np.asarray(self.summary["row"], dtype=np.intp)])
+        return frame
+
+    def to_dict(self, *, undefined=None):
+        """The audit as plain Python values (JSON-ready; nan becomes ``undefined``).
+
+        Returns
+        -------
+        data : dict
+            ``headline``, ``verdicts`` (verdict -> flagged people), ``harm``
+            (the rows of :attr:`harm`),
+            ``flagged`` (a list of rows, as :meth:`to_frame`), ``not_flagged``
+            (:meth:`not_flagged_gaps`), ``method``, ``k``, ``rule``,
+            ``settings`` and ``provenance``.
+        """
+        rows = self.to_frame().to_dict(orient="records")
+        harm = None if self.harm is None else \
+            self.harm.reset_index().to_dict(orient="records")
+        return plain_values({"headline": self.headline, "verdicts": self.verdict_counts(),
+                             "harm": harm,
+                             "flagged": rows, "not_flagged": self.not_flagged_gaps(),
+                             "method": self.method, "k": self.k, "rule": self.rule,
+                             "settings": self.settings, "provenance": self.provenance},
+                            undefined=undefined)
+
+    def _repr_html_(self):
+        """The page's summary and list of the flagged, compact, for notebooks (no sheets)."""
+        return render_evidence(self, max_sheets=0, title="Situation testing",
+                               fragment=True)
 
     def __len__(self):
         return int(self.summary["row"].shape[0])
@@ -267,13 +346,16 @@ class SituationTestingReport(Sequence):
         Parameters
         ----------
         ids : array-like of shape (n_rows,) or None, default=None
-            A distinct name per audited row (its position when None); the
-            sheet of a person is found in the page as ``#person-<id>``
-            (characters other than ASCII letters, digits, ``-`` and ``_``
-            become ``_``, and a short hash of the id follows).
+            A distinct name per audited row. None: the audited DataFrame's
+            index (``index``), or the row's position when it has none (the
+            page then says "position"). The sheet of a person is found in
+            the page as ``#person-<id>`` (characters other than ASCII
+            letters, digits, ``-`` and ``_`` become ``_``, and a short hash
+            of the id follows).
         fitted_ids : array-like or None, default=None
             A distinct name per fitted row, for the testers. None: ``ids``
-            when the audited rows were the fitted data, else the positions.
+            when the audited rows were the fitted data, else the fitted
+            DataFrame's index, or the positions.
         max_sheets : int, default=500
             Sheets for at most the first ``max_sheets`` flagged people; all
             are listed in the summary.

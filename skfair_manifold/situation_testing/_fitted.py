@@ -108,6 +108,7 @@ class FittedAudit:
         self.method, self.q_idx = method, list(q_idx)
         self.units, self.y_fit, self.frame = units, y_fit, frame
         self.attributes = attributes
+        self.index = None  # the fitted frame's index labels, when not its positions
         self.rate_cache = RateCache()
         self.cell_sums = None
 

@@ -1,4 +1,9 @@
-"""DP, EO and PQP against a plain per-group computation written here."""
+"""DP, EO and PQP against a plain per-group computation written here.
+
+The references compare every group, as fairlearn does: the metrics are called with
+``min_group_size=1`` (their default leaves groups of fewer than 30 rows out, as the
+report does; see ``tests/metrics/test_group_rule.py``).
+"""
 
 import warnings
 
@@ -66,7 +71,7 @@ def make(seed, n=400, n_groups=(3,)):
 @pytest.mark.parametrize("seed", range(3))
 def test_one_attribute_matches_plain(metric, n_groups, method, seed):
     y_true, y_pred, A = make(seed, n_groups=(n_groups,))
-    got = metric(y_true, y_pred, sensitive_features=A[:, 0], method=method)
+    got = metric(y_true, y_pred, min_group_size=1, sensitive_features=A[:, 0], method=method)
     assert_allclose(got, plain_gap(metric, y_true, y_pred, A[:, 0], method=method),
                     rtol=0, atol=1e-12)
 
@@ -76,9 +81,9 @@ def test_one_attribute_matches_plain(metric, n_groups, method, seed):
 def test_two_attributes_max_and_mean(metric, method):
     y_true, y_pred, A = make(7, n_groups=(3, 6))
     gaps = [plain_gap(metric, y_true, y_pred, A[:, k], method=method) for k in range(2)]
-    assert_allclose(metric(y_true, y_pred, sensitive_features=A, method=method), max(gaps),
-                    atol=1e-12)
-    assert_allclose(metric(y_true, y_pred, sensitive_features=A, method=method,
+    assert_allclose(metric(y_true, y_pred, min_group_size=1, sensitive_features=A,
+                           method=method), max(gaps), atol=1e-12)
+    assert_allclose(metric(y_true, y_pred, min_group_size=1, sensitive_features=A, method=method,
                            aggregate="mean"), np.mean(gaps), atol=1e-12)
 
 
@@ -89,19 +94,20 @@ def test_dataframe_with_string_columns_and_weights(metric):
                           "race": pd.Categorical(np.array(list("abcdef"))[A[:, 1]])})
     w = np.random.default_rng(0).random(len(y_true))
     expected = max(plain_gap(metric, y_true, y_pred, frame[c], w=w) for c in frame)
-    got = metric(y_true, y_pred, sensitive_features=frame, sample_weight=w)
+    got = metric(y_true, y_pred, min_group_size=1, sensitive_features=frame, sample_weight=w)
     assert_allclose(got, expected, atol=1e-12)
     # same value through the O(n) integer path and the shared encoder
-    assert_allclose(metric(y_true, y_pred, sensitive_features=A, sample_weight=w), got,
-                    atol=1e-12)
+    assert_allclose(metric(y_true, y_pred, min_group_size=1, sensitive_features=A,
+                           sample_weight=w), got, atol=1e-12)
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_relabelling_groups_changes_nothing(metric):
     y_true, y_pred, A = make(5, n_groups=(6,))
     perm = np.array([3, 5, 0, 1, 4, 2]) * 10 - 7
-    assert_allclose(metric(y_true, y_pred, sensitive_features=perm[A[:, 0]]),
-                    metric(y_true, y_pred, sensitive_features=A[:, 0]), atol=1e-12)
+    assert_allclose(metric(y_true, y_pred, min_group_size=1, sensitive_features=perm[A[:, 0]]),
+                    metric(y_true, y_pred, min_group_size=1, sensitive_features=A[:, 0]),
+                    atol=1e-12)
 
 
 def test_pos_label_rules():
@@ -109,14 +115,16 @@ def test_pos_label_rules():
     y_pred = np.array(["yes", "yes", "no", "no"])
     a = [0, 0, 1, 1]
     with pytest.raises(ValueError, match="Pass pos_label=<the favourable class>"):
-        demographic_parity(y_true, y_pred, sensitive_features=a)
-    assert demographic_parity(y_true, y_pred, sensitive_features=a, pos_label="yes") == 1.0
+        demographic_parity(y_true, y_pred, min_group_size=1, sensitive_features=a)
+    assert demographic_parity(y_true, y_pred, min_group_size=1, sensitive_features=a,
+                              pos_label="yes") == 1.0
     with pytest.raises(ValueError, match=r"pos_label='Yes' occurs neither"):
-        demographic_parity(y_true, y_pred, sensitive_features=a, pos_label="Yes")
+        demographic_parity(y_true, y_pred, min_group_size=1, sensitive_features=a, pos_label="Yes")
     # -1/1 and booleans are binary: 1 / True is positive
-    assert demographic_parity([-1, 1, 1, -1], [1, 1, -1, -1], sensitive_features=a) == 1.0
-    assert demographic_parity([True, False] * 2, [True, True, False, False],
+    assert demographic_parity([-1, 1, 1, -1], [1, 1, -1, -1], min_group_size=1,
                               sensitive_features=a) == 1.0
+    assert demographic_parity([True, False] * 2, [True, True, False, False],
+                              min_group_size=1, sensitive_features=a) == 1.0
     assert "No class is chosen for you" in MSG_POS_LABEL_NEEDED
     assert "Check its spelling" in MSG_POS_LABEL_ABSENT
 
@@ -127,11 +135,13 @@ def test_multiclass_needs_pos_label_and_never_picks_one():
     a = [0, 0, 0, 1, 1, 1]
     for metric in METRICS:
         with pytest.raises(ValueError, match=r"classes found: \[0, 1, 2\]"):
-            metric(y_true, y_pred, sensitive_features=a)
+            metric(y_true, y_pred, min_group_size=1, sensitive_features=a)
     # explicit: class 2 against the rest
-    assert demographic_parity(y_true, y_pred, sensitive_features=a, pos_label=2) == \
+    assert demographic_parity(y_true, y_pred, min_group_size=1, sensitive_features=a,
+                              pos_label=2) == \
         pytest.approx(plain_gap(demographic_parity, y_true, y_pred, a, pos=2))
-    assert equal_opportunity(y_true, y_pred, sensitive_features=a, pos_label=2) == \
+    assert equal_opportunity(y_true, y_pred, min_group_size=1, sensitive_features=a,
+                             pos_label=2) == \
         pytest.approx(plain_gap(equal_opportunity, y_true, y_pred, a, pos=2))
 
 
@@ -142,7 +152,7 @@ def test_undefined_group_is_left_out_with_one_warning():
     a = ["u", "u", "u", "v", "v", "v", "w", "w", "w"]
     for metric, what in [(equal_opportunity, "y_true"), (predictive_quality_parity, "y_pred")]:
         with pytest.warns(UndefinedFairnessWarning) as record:
-            got = metric(y_true, y_pred, sensitive_features=a)
+            got = metric(y_true, y_pred, min_group_size=1, sensitive_features=a)
         assert len(record) == 1
         message = str(record[0].message)
         assert f"row with {what} == pos_label" in message
@@ -150,7 +160,8 @@ def test_undefined_group_is_left_out_with_one_warning():
         assert "2 groups with a defined rate" in message
         assert np.isfinite(got)
         # the gap of the two defined groups alone
-        assert got == pytest.approx(metric(y_true[:6], y_pred[:6], sensitive_features=a[:6]))
+        assert got == pytest.approx(metric(y_true[:6], y_pred[:6], min_group_size=1,
+                                           sensitive_features=a[:6]))
         assert got == pytest.approx(plain_gap(metric, y_true, y_pred, a))
     assert "left out of this attribute's gap" in MSG_GROUPS_LEFT_OUT
 
@@ -173,8 +184,9 @@ def test_rare_groups_match_plain_with_the_undefined_left_out(metric, method, see
     gaps = [plain_gap(metric, y_true, y_pred, A[:, k], method=method, w=w) for k in range(2)]
     assert np.isfinite(gaps).all()
     with pytest.warns(UndefinedFairnessWarning, match="attribute 1, group.*left out") as record:
-        got_max = metric(y_true, y_pred, sensitive_features=A, method=method, sample_weight=w)
-        got_mean = metric(y_true, y_pred, sensitive_features=A, method=method,
+        got_max = metric(y_true, y_pred, min_group_size=1, sensitive_features=A, method=method,
+                         sample_weight=w)
+        got_mean = metric(y_true, y_pred, min_group_size=1, sensitive_features=A, method=method,
                           sample_weight=w, aggregate="mean")
     assert len(record) == 2  # one per call: only attribute 1 has groups left out
     assert_allclose(got_max, max(gaps), rtol=0, atol=1e-12)
@@ -187,7 +199,7 @@ def test_fewer_than_two_defined_groups_is_nan():
     y_pred = [1, 0, 1, 0, 0, 1, 1, 0]
     a = ["u", "u", "v", "v", "w", "w", "x", "x"]
     with pytest.warns(UndefinedFairnessWarning) as record:
-        assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=a))
+        assert np.isnan(equal_opportunity(y_true, y_pred, min_group_size=1, sensitive_features=a))
     assert len(record) == 1
     message = str(record[0].message)
     assert "undefined for sensitive attribute 0: group(s) ['v', 'w', 'x']" in message
@@ -196,15 +208,17 @@ def test_fewer_than_two_defined_groups_is_nan():
     # PQP, two groups, one without a positive prediction
     with pytest.warns(UndefinedFairnessWarning, match=r"group\(s\) \['v'\].*Returning nan"):
         assert np.isnan(predictive_quality_parity([1, 0, 1, 0, 1, 0], [1, 1, 0, 0, 0, 0],
+                                                  min_group_size=1,
                                                   sensitive_features=list("uuuvvv")))
     # one undefined attribute makes the aggregate undefined, and is named in the message
     frame = pd.DataFrame({"s": a, "t": [0, 1] * 4})
     with pytest.warns(UndefinedFairnessWarning, match="attribute 's'"):
-        assert np.isnan(equal_opportunity(y_true, y_pred, sensitive_features=frame,
-                                          aggregate="mean"))
+        assert np.isnan(equal_opportunity(y_true, y_pred, min_group_size=1,
+                                          sensitive_features=frame, aggregate="mean"))
     # no positive label at all: every group undefined
     with pytest.warns(UndefinedFairnessWarning, match="leaves 0 group"):
-        assert np.isnan(equal_opportunity([0] * 4, [1, 0, 1, 0], sensitive_features=[0, 0, 1, 1]))
+        assert np.isnan(equal_opportunity([0] * 4, [1, 0, 1, 0], min_group_size=1,
+                                          sensitive_features=[0, 0, 1, 1]))
     assert "never a sentinel" in MSG_GROUP_UNDEFINED
 
 
@@ -214,25 +228,27 @@ def test_dp_without_weights_is_always_defined():
     a = ["u", "u", "u", "v", "v", "v"]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        assert demographic_parity(y_true, y_pred, sensitive_features=a) == pytest.approx(1 / 3)
+        assert demographic_parity(y_true, y_pred, min_group_size=1,
+                                  sensitive_features=a) == pytest.approx(1 / 3)
 
 
 def test_no_positive_anywhere_is_defined_for_dp():
-    assert demographic_parity([0, 0, 0, 0], [0, 0, 0, 0], sensitive_features=[0, 1, 0, 1]) == 0
+    assert demographic_parity([0, 0, 0, 0], [0, 0, 0, 0], min_group_size=1,
+                              sensitive_features=[0, 1, 0, 1]) == 0
 
 
 @pytest.mark.parametrize("metric", METRICS)
 def test_bad_input(metric):
     with pytest.raises(ValueError, match="single group"):
-        metric([0, 1], [1, 1], sensitive_features=[3, 3])
+        metric([0, 1], [1, 1], min_group_size=1, sensitive_features=[3, 3])
     with pytest.raises(ValueError, match="rows"):
-        metric([0, 1, 1], [1, 1], sensitive_features=[0, 1])
+        metric([0, 1, 1], [1, 1], min_group_size=1, sensitive_features=[0, 1])
     with pytest.raises(ValueError, match="sensitive_features 0"):
-        metric([0, 1, 1], [1, 1, 0], sensitive_features=[0, 1])
+        metric([0, 1, 1], [1, 1, 0], min_group_size=1, sensitive_features=[0, 1])
     with pytest.raises(ValueError, match="missing values"):
-        metric([0, 1, 1], [1, 1, 0], sensitive_features=[0.0, np.nan, 1.0])
+        metric([0, 1, 1], [1, 1, 0], min_group_size=1, sensitive_features=[0.0, np.nan, 1.0])
     with pytest.raises(ValueError, match="non-negative"):
-        metric([0, 1], [1, 1], sensitive_features=[0, 1], sample_weight=[1, -1])
+        metric([0, 1], [1, 1], min_group_size=1, sensitive_features=[0, 1], sample_weight=[1, -1])
 
 
 @pytest.mark.parametrize("kind", ["int", "negative", "float", "str", "frame", "series"])

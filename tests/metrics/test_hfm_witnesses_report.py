@@ -102,8 +102,8 @@ def test_the_page_shows_both_people_of_each_maximum_on_their_features():
         reading = "true labels" if item["labels"] == "y_true" else "predictions"
         rows = by_title[f"{item['attribute']}, {reading}"]
         a, b = item["people"]
-        assert rows[0][1:3] == [f"row {a['row']}group {a['group']}",
-                                f"row {b['row']}group {b['group']}"]
+        assert rows[0][1:3] == [f"position {a['row']}group {a['group']}",
+                                f"position {b['row']}group {b['group']}"]
         shown = {r[0]: r[1:3] for r in rows[1:]}
         assert shown["label" if item["labels"] == "y_true" else "pred"] == [
             str(a["label"]), str(b["label"])]
@@ -114,7 +114,7 @@ def test_the_page_shows_both_people_of_each_maximum_on_their_features():
                 assert name not in shown
     assert 'id="hfm-changed-table"' in page
     first = report.hfm_witnesses["changed"][0]
-    assert f"row {first['row']}</td>" in page
+    assert f"position {first['row']}</td>" in page
 
 
 def test_the_hfm_command_json_carries_the_witnesses(tmp_path, capsys):

@@ -85,7 +85,8 @@ def test_knn_means_at_any_magnitude_equal_brute_force(scale):
 @pytest.mark.parametrize("method", ["cbn", "knn"])
 def test_audit_is_scale_equivariant(method):
     """Amounts and tau times 1e295 or 1e-304: the same flags and p-values (403 people at
-    scale 1 on the README's audit), the amounts' columns scaled alike."""
+    scale 1 on the README's audit), the amounts' columns, each person's shortfall and the
+    total shortfall (report.harm) scaled alike."""
     wages = make_biased_wages(3000 if method == "cbn" else 2000, gap=0.1, random_state=0)
     results = {}
     for scale in (1.0, 1e295, 1e-304):
@@ -96,11 +97,16 @@ def test_audit_is_scale_equivariant(method):
         est.fit(wages.data, y)
         report = est.report(wages.data, y)
         results[scale] = (est.flag(wages.data, y), est.transform(wages.data),
-                          report.audit["detectable_gap"])
-    flags, out, gaps = results[1.0]
-    assert flags.sum() >= 10
+                          report.audit["detectable_gap"], report.audit["shortfall"],
+                          report.harm["total_shortfall"].to_numpy())
+    flags, out, gaps, shortfall, total = results[1.0]
+    assert flags.sum() >= 10 and total[-1] > 0
     for scale in (1e295, 1e-304):
-        f, o, g = results[scale]
+        f, o, g, s, t = results[scale]
+        # who was harmed, and how much, in the amounts' units
+        np.testing.assert_allclose(s / scale, shortfall, rtol=1e-6, equal_nan=True,
+                                   atol=1e-9 * total[-1])
+        np.testing.assert_allclose(t / scale, total, rtol=1e-6)
         np.testing.assert_array_equal(f, flags)
         np.testing.assert_allclose(o[:, 5], out[:, 5], rtol=1e-8, atol=1e-12)
         np.testing.assert_allclose(o[:, 7], out[:, 7], rtol=1e-8)

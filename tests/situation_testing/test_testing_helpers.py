@@ -64,8 +64,12 @@ def test_last_rates_and_passes(data, method):
     assert_array_equal(out, est._fitted.rate_cache.value[0])
     assert out.shape == (X.shape[0], 6) and n.shape == n_eff.shape == (X.shape[0], 2)
     assert helpers.rate_passes(est) == est._fitted.rate_cache.passes == 1
-    est.report(X, y)  # reuses flag's rates: no other pass
-    assert helpers.rate_passes(est) == est._fitted.rate_cache.passes == 1
+    computed = est._fitted.rate_cache.rows_computed
+    est.report(X, y)  # reuses flag's rates; one pass for the harm's calibration rows
+    assert helpers.rate_passes(est) == est._fitted.rate_cache.passes == 2
+    assert est._fitted.rate_cache.rows_computed - computed == X.shape[0] - computed
+    est.report(X, y)  # then nothing more
+    assert helpers.rate_passes(est) == 2
 
 
 @pytest.mark.parametrize("method", ["cbn", "knn"])

@@ -60,6 +60,13 @@ def _fairness_report(**kw):
     return fairness_report(Y, P, sensitive_features=S, **kw)
 
 
+def _gap(name):
+    def call(**kw):
+        return getattr(importlib.import_module("skfair_manifold.metrics"), name)(
+            Y, P, sensitive_features=S, **kw)
+    return call
+
+
 def _generator(name):
     def call(**kw):
         return getattr(importlib.import_module("skfair_manifold.datasets"), name)(**kw)
@@ -92,6 +99,10 @@ CAPPED = {
     ("accele_dist", "m2"): lambda m2=5: importlib.import_module(
         "skfair_manifold.distances").accele_dist(X, Y, S, np.ones(4) / 2, m2=m2),
     ("fairness_report", "min_group_size"): _fairness_report,
+    **{(name, "min_group_size"): _gap(name) for name in (
+        "demographic_parity", "equal_opportunity", "predictive_quality_parity",
+        "mean_prediction_difference", "error_difference", "bounded_group_loss",
+        "distribution_distance")},
     ("make_biased_decisions", "n_informative"): None,  # bounded by n_features (refused)
     ("make_biased_decisions", "n_levels"): _generator("make_biased_decisions"),
     ("plot_causal_graph", "depth"): None,  # a drawing's depth of neighbours, capped by the graph

@@ -124,8 +124,9 @@ def test_nullable_labels_accepted():
     y_true = pd.Series(pd.array(Y_TRUE, dtype="Int64"))
     y_pred = pd.Series(pd.array(Y_PRED.astype(bool), dtype="boolean"))
     a = pd.Series(pd.array(SEX, dtype="string"), name="sex")
-    expected = demographic_parity(Y_TRUE, Y_PRED.astype(bool), sensitive_features=SEX)
-    assert demographic_parity(y_true, y_pred, sensitive_features=a) == expected
+    expected = demographic_parity(Y_TRUE, Y_PRED.astype(bool), sensitive_features=SEX,
+                                  min_group_size=1)  # 60 rows: every group compared
+    assert demographic_parity(y_true, y_pred, sensitive_features=a, min_group_size=1) == expected
 
 
 def test_nullable_label_with_na_is_missing():
@@ -138,12 +139,13 @@ def test_nullable_label_with_na_is_missing():
                                     predictive_quality_parity])
 def test_polars_everywhere_in_group_metrics(metric):
     a = pl.DataFrame({"sex": SEX, "race": RACE})
+    every = {"min_group_size": 1}  # 60 rows: every group compared
     expected = metric(Y_TRUE, Y_PRED, sensitive_features=pd.DataFrame({"sex": SEX,
-                                                                       "race": RACE}))
-    got = metric(pl.Series("y", Y_TRUE), pl.Series("p", Y_PRED), sensitive_features=a)
+                                                                       "race": RACE}), **every)
+    got = metric(pl.Series("y", Y_TRUE), pl.Series("p", Y_PRED), sensitive_features=a, **every)
     assert got == expected
-    assert metric(Y_TRUE, Y_PRED, sensitive_features=pl.Series("sex", SEX)) == \
-        metric(Y_TRUE, Y_PRED, sensitive_features=SEX)
+    assert metric(Y_TRUE, Y_PRED, sensitive_features=pl.Series("sex", SEX), **every) == \
+        metric(Y_TRUE, Y_PRED, sensitive_features=SEX, **every)
 
 
 def test_polars_in_hfm():

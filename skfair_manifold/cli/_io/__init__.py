@@ -62,6 +62,7 @@ from ._parquet import (  # noqa: F401
     is_parquet,
     open_parquet,
     parquet_value,
+    quote_identifier,
 )
 from ._outputs import (  # noqa: F401
     StagedOutputs,

@@ -37,8 +37,18 @@ def open_parquet(path, *, command, minimum_rows=2):
     return relation, int(n_rows)
 
 
+def quote_identifier(column):
+    """``column`` as a quoted SQL identifier for DuckDB: any name, never read as SQL.
+
+    Double quotes around the name, each double quote in it doubled, so that a
+    space, a keyword (``select``, ``default``), a quote, accents or an
+    expression (``a) OR (1=1``) stay one column's name.
+    """
+    return '"' + str(column).replace('"', '""') + '"'
+
+
 def parquet_value(relation, column, text, option):
     """``text`` from the command line as a value of a Parquet column, or a CLIError."""
-    rows = relation.select(column).distinct().limit(1000).fetchall()
+    rows = relation.select(quote_identifier(column)).distinct().limit(1000).fetchall()
     return match_value([row[0] for row in rows if row[0] is not None], text,
                        column=column, option=option)

@@ -57,8 +57,7 @@ def rate_gaps(sums, total, rate, compared, *, metric, attr, values):
     """One attribute's gaps of ``metric``'s ``rate`` over the ``compared`` groups.
 
     The one computation of a gap from the cell table, shared by the metric
-    functions (every group compared) and the report (groups of at least
-    ``min_group_size`` rows). Groups whose rate is undefined (a zero
+    functions and the report (the groups of at least ``min_group_size`` rows). Groups whose rate is undefined (a zero
     denominator) are left out of the gap.
 
     Returns ``(rates, gaps, n_defined, message)``: the groups' rates, the

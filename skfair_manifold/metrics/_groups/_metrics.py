@@ -4,24 +4,25 @@ Each is the largest gap of a per-group rate, for any number of groups and any
 number of sensitive attributes (one gap per attribute, then the maximum or the
 mean over attributes). The rates come from the cell table of :mod:`._cells` (one
 count per group combination, true label and prediction), never from a Python
-loop over groups.
+loop over groups. The groups compared are :func:`fairness_report`'s, by the
+same rule and default (``min_group_size``), so a metric is the report's gap.
 """
 
 from __future__ import annotations
 
 import warnings
-from numbers import Real
+from numbers import Integral, Real
 from typing import Any, Literal
 
 import numpy as np
 from ...utils._docstring import Substitution
 from ...utils._typing import ArrayLike, Label, SensitiveLike
-from ...utils._sklearn_compat import StrOptions, validate_params
+from ...utils._sklearn_compat import Interval, StrOptions, validate_params
 from ...utils._validation import check_pair, check_sample_weight
 from ._cells import rows_cell_table
 from ._frame_cells import frame_cell_table
 from .._frames import MSG_NEED_DATA, FrameConstraint
-from ._engine import rate_gaps
+from ._engine import MIN_GROUP_SIZE, rate_gaps
 from ._rates import GAP_RATES
 from .._common import UndefinedFairnessWarning, positive_masks
 
@@ -36,6 +37,7 @@ _PARAMS = {
     "sample_weight": ["array-like", str, None],
     "kind": [StrOptions({"difference", "ratio"})],
     "intersect": ["boolean"],
+    "min_group_size": [Interval(Integral, 1, None, closed="left")],
 }
 
 _COMMON_DOC = """
@@ -96,6 +98,18 @@ str or list of str
         different questions: with ``True`` a gap between, say, black women
         and white men counts, which no single attribute shows.
 
+    min_group_size : int, default=30
+        Groups with fewer rows are left out of the gap, as
+        :func:`fairness_report` leaves them out of its gaps, with the same
+        default: the same call gives the report's number, and a bound read
+        off the report is one a search (a scorer,
+        :class:`~skfair_manifold.scorers.MostAccurateWithin`) can meet. The
+        rate of a group of a few rows is noise (see ``fairness_report``).
+        ``min_group_size=1`` compares every group, as fairlearn's
+        ``demographic_parity_difference`` and its kin do (the values equal
+        theirs). With fewer than 2 groups of that size the gap is ``nan``,
+        with an :class:`UndefinedFairnessWarning` that names the groups' sizes.
+
     Returns
     -------
     gap : float
@@ -110,6 +124,14 @@ str or list of str
         rate of ``"to_overall"`` is unaffected: a group left out adds nothing
         to the rate's denominator."""
 
+
+MSG_TOO_FEW_COMPARED = (
+    "{metric}: sensitive attribute {attr!r} has {n} group(s) of at least "
+    "min_group_size={size} rows (rows per group: {counts}), fewer than the 2 a gap needs, so "
+    "the gap is nan. Pass a smaller min_group_size to compare smaller groups "
+    "(min_group_size=1 compares every group, as fairlearn does), knowing that their rates "
+    "are noisy."
+)
 
 MSG_RATIO_UNDEFINED = (
     "{metric} ratio is undefined for sensitive attribute {attr!r}: every group's rate is 0, "
@@ -136,12 +158,14 @@ def _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight, m
     return rows_cell_table(sensitive_features, n, true_pos, pred_pos, weights)
 
 
-def _rate_gaps(table, *, method, metric, kind="difference", intersect=False):
+def _rate_gaps(table, *, method, metric, kind="difference", intersect=False,
+               min_group_size=MIN_GROUP_SIZE):
     """Per-attribute largest gap of ``metric``'s rate over groups, from the cell table.
 
-    Every group is compared (:func:`._group_engine.rate_gaps`, the report's
-    computation); groups with a zero denominator are left out of the gap
-    (one warning per attribute); fewer than 2 groups left gives ``nan``.
+    The groups of at least ``min_group_size`` rows are compared
+    (:func:`._group_engine.rate_gaps`, the report's computation); groups with a
+    zero denominator are left out of the gap (one warning per attribute);
+    fewer than 2 groups left gives ``nan``.
     """
     if intersect:
         table = table.intersect()
@@ -150,9 +174,18 @@ def _rate_gaps(table, *, method, metric, kind="difference", intersect=False):
     gaps = np.empty(len(table.attributes))
     for k, name in enumerate(table.attributes):
         values = table.groups[k]
+        sums = table.sums(k)
+        count = sums["count"].sum(axis=(1, 2))
+        compared = count >= min_group_size
+        if int(compared.sum()) < 2:
+            warnings.warn(MSG_TOO_FEW_COMPARED.format(
+                metric=metric, attr=name, n=int(compared.sum()), size=min_group_size,
+                counts=dict(zip(values.tolist(), count.astype(np.int64).tolist()))),
+                UndefinedFairnessWarning, stacklevel=3)
+            gaps[k] = np.nan
+            continue
         _, rate_gap, n_defined, message = rate_gaps(
-            table.sums(k), total, GAP_RATES[metric], np.ones(values.shape[0], dtype=bool),
-            metric=metric, attr=name, values=values)
+            sums, total, GAP_RATES[metric], compared, metric=metric, attr=name, values=values)
         if message is not None:
             warnings.warn(message, UndefinedFairnessWarning, stacklevel=3)
         if n_defined < 2:
@@ -187,6 +220,7 @@ def demographic_parity(
     sample_weight: ArrayLike | None = None,
     kind: Literal["difference", "ratio"] = "difference",
     intersect: bool = False,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Demographic parity gap: how much the rate of positive predictions differs by group.
 
@@ -210,17 +244,23 @@ def demographic_parity(
     >>> y_true = [0, 1, 1, 0, 1, 0]
     >>> y_pred = [1, 1, 0, 0, 1, 0]
     >>> group = ["a", "a", "b", "b", "c", "c"]
-    >>> demographic_parity(y_true, y_pred, sensitive_features=group)
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group, min_group_size=1)
     1.0
-    >>> demographic_parity(y_true, y_pred, sensitive_features=group, method="to_overall")
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group, method="to_overall",
+    ...                    min_group_size=1)
     0.5
-    >>> demographic_parity(y_true, y_pred, sensitive_features=group, kind="ratio")
+    >>> demographic_parity(y_true, y_pred, sensitive_features=group, kind="ratio",
+    ...                    min_group_size=1)
     0.0
+
+    Groups of two rows are noise: by default (``min_group_size=30``, as in
+    :func:`fairness_report`) these are not compared, and the gap is ``nan``
+    with a warning; ``min_group_size=1`` above compares every group.
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "demographic_parity")
     gaps = _rate_gaps(table, method=method, metric="demographic_parity", kind=kind,
-                      intersect=intersect)
+                      intersect=intersect, min_group_size=min_group_size)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -238,6 +278,7 @@ def equal_opportunity(
     sample_weight: ArrayLike | None = None,
     kind: Literal["difference", "ratio"] = "difference",
     intersect: bool = False,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Equal opportunity gap: how much the true positive rate differs by group.
 
@@ -262,13 +303,13 @@ def equal_opportunity(
     >>> y_true = [1, 1, 1, 1, 0, 0]
     >>> y_pred = [1, 0, 1, 1, 0, 1]
     >>> sex = ["f", "f", "m", "m", "f", "m"]
-    >>> equal_opportunity(y_true, y_pred, sensitive_features=sex)
+    >>> equal_opportunity(y_true, y_pred, sensitive_features=sex, min_group_size=1)
     0.5
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "equal_opportunity")
     gaps = _rate_gaps(table, method=method, metric="equal_opportunity", kind=kind,
-                      intersect=intersect)
+                      intersect=intersect, min_group_size=min_group_size)
     return _aggregate(gaps, aggregate, kind)
 
 
@@ -286,6 +327,7 @@ def predictive_quality_parity(
     sample_weight: ArrayLike | None = None,
     kind: Literal["difference", "ratio"] = "difference",
     intersect: bool = False,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Predictive quality parity gap: how much the precision differs by group.
 
@@ -310,13 +352,13 @@ def predictive_quality_parity(
     >>> y_true = [1, 0, 1, 1, 0, 0]
     >>> y_pred = [1, 1, 1, 1, 0, 0]
     >>> sex = ["f", "f", "m", "m", "f", "m"]
-    >>> predictive_quality_parity(y_true, y_pred, sensitive_features=sex)
+    >>> predictive_quality_parity(y_true, y_pred, sensitive_features=sex, min_group_size=1)
     0.5
     """
     table = _table(y_true, y_pred, sensitive_features, data, pos_label, sample_weight,
                    "predictive_quality_parity")
     gaps = _rate_gaps(table, method=method, metric="predictive_quality_parity", kind=kind,
-                      intersect=intersect)
+                      intersect=intersect, min_group_size=min_group_size)
     return _aggregate(gaps, aggregate, kind)
 
 

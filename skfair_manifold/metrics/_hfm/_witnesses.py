@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...distances._rows import min_max
-from ...utils._validation import check_features, is_dataframe, label_coordinates
+from ...utils._validation import caller_index, check_features, is_dataframe, label_coordinates
 
 
 def _plain(value):
@@ -41,18 +41,17 @@ def _raw_rows(X, rows):
     return [[_plain(v) for v in arr[int(i)].tolist()] for i in rows]
 
 
-def _index_labels(y_true, rows):
-    """The pandas index labels of ``rows`` when the labels came as a Series, else None."""
-    index = getattr(y_true, "index", None)
-    if index is None or not hasattr(index, "__getitem__"):
+def _index_labels(rows, index, *given):
+    """The caller's ``index`` labels of ``rows`` (None: :func:`caller_index` of the labels,
+    then of ``X``), or None each when the rows are named by their positions."""
+    index = caller_index(*given) if index is None else np.asarray(index)
+    if index is None or len(index) <= max(rows, default=0):
         return [None] * len(rows)
-    try:
-        return [_plain(index[int(i)]) for i in rows]
-    except (IndexError, TypeError):  # pragma: no cover - an index that cannot be read
-        return [None] * len(rows)
+    return [_plain(index[int(i)]) for i in rows]
 
 
-def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=True):
+def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=True,
+                    index=None):
     """The witnesses of an HFM report with the two people's features, as plain values.
 
     Parameters
@@ -69,6 +68,9 @@ def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=T
     scale : bool, default=True
         The report's ``scale``: the shares of the distance are computed in
         the min-max scaled coordinates when True, as HFM measures.
+    index : array-like of shape (n_samples,), default=None
+        The caller's names of the rows (a DataFrame's index); None: the
+        index of ``y_true``, else of ``X``, when it is not the positions.
 
     Returns
     -------
@@ -78,7 +80,8 @@ def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=T
         ``overall`` (the attribute of Eq. 6's maximum), ``distance``, and
         ``people``, the row realising the maximum then the nearest row of
         another group, each with ``row`` (position in the rows scored),
-        ``index`` (the label of ``y_true``'s pandas index, else None),
+        ``index`` (the label of the caller's index, ``y_true``'s, else
+        ``X``'s, when it is not the positions; else None),
         ``group``, ``label`` (the label vector's value) and ``values`` (in
         the order of ``features``); ``label_share`` and ``shares``, the share
         of the squared distance between the two from the label and from each
@@ -106,6 +109,9 @@ def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=T
     given = {"y_true": np.asarray(y_true), "y_pred": np.asarray(y_pred)}
     names = _feature_names(X, feature_names, p)
     maxima = []
+    def labels_of(rows):
+        return _index_labels(rows, index, y_true, X)
+
     for w in witnesses.maxima:
         rows = [int(w.row), int(w.nearest_row)]
         diff = (Z[rows[0]] - Z[rows[1]]) / span
@@ -114,17 +120,17 @@ def witness_records(witnesses, X, y_true, y_pred, *, feature_names=None, scale=T
         total = squares.sum()
         shares = squares / total if total > 0 else np.zeros_like(squares)
         people = []
-        for row, group, values, index in zip(rows, (w.group, w.nearest_group),
-                                             _raw_rows(X, rows), _index_labels(y_true, rows)):
-            people.append({"row": row, "index": index, "group": _plain(group),
+        for row, group, values, name in zip(rows, (w.group, w.nearest_group),
+                                            _raw_rows(X, rows), labels_of(rows)):
+            people.append({"row": row, "index": name, "group": _plain(group),
                            "label": _plain(given[w.labels][row]), "values": values})
         maxima.append({"labels": w.labels, "attribute": _plain(w.attribute),
                        "overall": bool(w.overall), "distance": float(w.distance),
                        "people": people, "label_share": float(shares[0]),
                        "shares": [float(s) for s in shares[1:]]})
     changed_rows = [int(c.row) for c in witnesses.changed]
-    changed = [{"row": c.row, "index": index, "d": c.d, "d_f": c.d_f, "change": c.change,
+    changed = [{"row": c.row, "index": name, "d": c.d, "d_f": c.d_f, "change": c.change,
                 "y_true": _plain(given["y_true"][c.row]),
                 "y_pred": _plain(given["y_pred"][c.row])}
-               for c, index in zip(witnesses.changed, _index_labels(y_true, changed_rows))]
+               for c, name in zip(witnesses.changed, labels_of(changed_rows))]
     return {"features": names, "maxima": maxima, "changed": changed}

@@ -61,6 +61,20 @@ MSG_KS_UNRESOLVED = (
 
 _N, _NT, _NP, _NW = "__skfm_n", "__skfm_n_true", "__skfm_n_pred", "__skfm_n_w"
 _RT, _RP = "__skfm_raw_true", "__skfm_raw_pred"
+#: the sums' helper columns (prefixed, so that no sensitive column shares their name)
+_PMIN, _PMAX, _SW, _SW2, _WMIN = ("__skfm_p_min", "__skfm_p_max", "__skfm_w", "__skfm_w2",
+                                  "__skfm_w_min")
+_RAW = ("__skfm_raw_p_min", "__skfm_raw_p_max", "__skfm_raw_t_min", "__skfm_raw_t_max")
+
+
+def _d(k):
+    """The helper column of quantity ``k``'s shifted sum."""
+    return f"__skfm_d{k}"
+
+
+def _e(k):
+    """The helper column of quantity ``k``'s shifted sum of squares."""
+    return f"__skfm_e{k}"
 
 
 def _quantities(nw):
@@ -113,14 +127,14 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     if n < 2:
         raise ValueError("data has fewer than 2 rows: at least 2 are needed.")
     if weight is not None:
-        total = table["w"].sum()
+        total = table[_SW].sum()
         if int(table[_NW].sum()) < n or not np.isfinite(total) or total <= 0 \
-                or np.nanmin(table["w_min"]) < 0:
+                or np.nanmin(table[_WMIN]) < 0:
             raise ValueError(MSG_FRAME_WEIGHTS.format(column=weight_col))
     for k, (name, column) in enumerate((("y_pred", pred_col), ("y_true", true_col),
                                         ("y_pred", pred_col), ("y_pred", pred_col),
                                         ("y_pred", pred_col))):
-        if not (np.isfinite(table[f"d{k}"]).all() and np.isfinite(table[f"e{k}"]).all()):
+        if not (np.isfinite(table[_d(k)]).all() and np.isfinite(table[_e(k)]).all()):
             raise ValueError(MSG_FRAME_NOT_FINITE.format(name=name, column=column))
     keys = {}
     for column in sensitive:
@@ -129,7 +143,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
             raise ValueError(MSG_FRAME_SENSITIVE_MISSING.format(column=column))
         keys[column] = values
     if weight is None:
-        table["w"] = table["w2"] = table[_N]
+        table[_SW] = table[_SW2] = table[_N]
     encoded = [(column, *encode_column(keys[column], column)) for column in sensitive]
     if intersect and len(encoded) > 1:  # the combinations, ordered as in memory
         code, labels, name = combine_groups(np.column_stack([c for _, c, _ in encoded]),
@@ -140,7 +154,7 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     ks, passes = frame_ks(base, sensitive, weight, combos,
                             [(codes, m["count"] >= min_group_size)
                              for (_, codes, _), m in zip(encoded, moments)],
-                            (float(np.min(table["p_min"])), float(np.max(table["p_max"]))))
+                            (float(np.min(table[_PMIN])), float(np.max(table[_PMAX]))))
     attributes = []
     for (column, codes, labels), m, distance in zip(encoded, moments, ks):
         attributes.append((column, labels, m, (distance, np.full(labels.shape[0], np.nan))))
@@ -164,8 +178,7 @@ def _head_scale(raw):
 
 def _extremes_scale(table, ref):
     """The scale the pass's least and largest raw values ask for (None: not finite)."""
-    values = np.array([table[c] for c in ("raw_p_min", "raw_p_max", "raw_t_min",
-                                          "raw_t_max")], dtype=np.float64).ravel()
+    values = np.array([table[c] for c in _RAW], dtype=np.float64).ravel()
     if not np.isfinite(values).all() or not np.isfinite(ref):
         return None
     return Scale.of(values, ref=ref)
@@ -182,20 +195,20 @@ def _sums(nw, raw, scale, sensitive, weight):
         scaled(_RT).alias(_YT), scaled(_RP).alias(_YP))
     shift = _shift(base)
     terms, sums = [], [nw.len().alias(_N), nw.col(_YT).count().alias(_NT),
-                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias("p_min"),
-                       nw.col(_YP).max().alias("p_max"), nw.col(_RP).min().alias("raw_p_min"),
-                       nw.col(_RP).max().alias("raw_p_max"),
-                       nw.col(_RT).min().alias("raw_t_min"),
-                       nw.col(_RT).max().alias("raw_t_max")]
+                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias(_PMIN),
+                       nw.col(_YP).max().alias(_PMAX), nw.col(_RP).min().alias(_RAW[0]),
+                       nw.col(_RP).max().alias(_RAW[1]),
+                       nw.col(_RT).min().alias(_RAW[2]),
+                       nw.col(_RT).max().alias(_RAW[3])]
     if weight is not None:
-        terms += [(weight * weight).alias("w2")]
-        sums += [weight.sum().alias("w"), nw.col("w2").sum(), weight.count().alias(_NW),
-                 weight.min().alias("w_min")]
+        terms += [(weight * weight).alias(_SW2)]
+        sums += [weight.sum().alias(_SW), nw.col(_SW2).sum(), weight.count().alias(_NW),
+                 weight.min().alias(_WMIN)]
     for k, q in enumerate(_quantities(nw)):
         dev = q - shift[k]
-        terms += [(dev if weight is None else dev * weight).alias(f"d{k}"),
-                  (dev * dev if weight is None else dev * dev * weight).alias(f"e{k}")]
-        sums += [nw.col(f"d{k}").sum(), nw.col(f"e{k}").sum()]
+        terms += [(dev if weight is None else dev * weight).alias(_d(k)),
+                  (dev * dev if weight is None else dev * dev * weight).alias(_e(k))]
+        sums += [nw.col(_d(k)).sum(), nw.col(_e(k)).sum()]
     cells = collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
     table = {c: np.asarray(to_numpy(cells[c]), dtype=np.float64)
              for c in cells.columns if c not in sensitive}
@@ -221,13 +234,13 @@ def _moments(table, codes, n_groups, shift):
     def add(column):
         return np.bincount(codes, weights=table[column], minlength=n_groups)
 
-    count, weight, weight_sq = add(_N), add("w"), add("w2")
+    count, weight, weight_sq = add(_N), add(_SW), add(_SW2)
     with np.errstate(divide="ignore", invalid="ignore"):
         n_eff = np.where(weight_sq > 0, weight * weight / weight_sq, 0.0)
         mean = np.empty((len(QUANTITIES), n_groups))
         var = np.empty((len(QUANTITIES), n_groups))
         for k in range(len(QUANTITIES)):
-            first, second = add(f"d{k}") / weight, add(f"e{k}") / weight
+            first, second = add(_d(k)) / weight, add(_e(k)) / weight
             mean[k] = shift[k] + first
             central = np.clip(second - first * first, 0.0, None)
             var[k] = np.where(n_eff > 1, central * n_eff / (n_eff - 1), np.nan)

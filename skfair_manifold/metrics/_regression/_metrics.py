@@ -5,23 +5,26 @@ for model selection: the largest difference of the groups' mean prediction
 (statistical parity read for a quantity), of their errors, the worst group's
 error (bounded group loss, Agarwal, Dudik and Wu, 2019), and the largest
 distance of a group's distribution of predictions to the population's. Each
-is computed per sensitive attribute over every group and aggregated over the
+is computed per sensitive attribute over the groups of at least
+``min_group_size`` rows (the report's rule and default) and aggregated over the
 attributes (``aggregate``); they equal the corresponding columns of
-``fairness_report(...).gaps`` with ``min_group_size=1``.
+``fairness_report(...).gaps`` with the same ``min_group_size``.
 """
 
 from __future__ import annotations
 
 import warnings
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
 
 from ...utils._docstring import Substitution
-from ...utils._sklearn_compat import StrOptions, validate_params
+from ...utils._sklearn_compat import Interval, StrOptions, validate_params
 from ...utils._typing import ArrayLike, SensitiveLike
 from ...utils._validation import MSG_NO_ROWS, check_sample_weight, encode_sensitive
 from .._common import UndefinedFairnessWarning
+from .._groups._engine import MIN_GROUP_SIZE
 from ._engine import (
     Scale,
     distribution_gaps,
@@ -39,6 +42,7 @@ _PARAMS = {
     "sensitive_features": ["array-like"],
     "sample_weight": ["array-like", None],
     "aggregate": [StrOptions({"max", "mean"})],
+    "min_group_size": [Interval(Integral, 1, None, closed="left")],
 }
 
 
@@ -57,7 +61,21 @@ _COMMON_DOC = """    Parameters
         Row weights.
 {option}
     aggregate : {{"max", "mean"}}, default="max"
-        How the attributes' values are combined."""
+        How the attributes' values are combined.
+
+    min_group_size : int, default=30
+        Groups with fewer rows are left out, as :func:`fairness_report` leaves
+        them out of its gaps, with the same default: the same call gives the
+        report's number. ``min_group_size=1`` takes every group. An attribute
+        with too few groups of that size (2 for a difference, 1 otherwise) is
+        ``nan``, with an :class:`UndefinedFairnessWarning` that names the sizes."""
+
+MSG_TOO_FEW_COMPARED = (
+    "{metric}: sensitive attribute {attr} has {n} group(s) of at least min_group_size={size} "
+    "rows (rows per group: {counts}), fewer than the {need} it needs, so it is nan. Pass a "
+    "smaller min_group_size (1 takes every group), knowing that small groups' means are "
+    "noisy."
+)
 
 _LOSS_DOC = """
     loss : {"absolute", "squared"}, default="absolute"
@@ -73,11 +91,14 @@ _DISTANCE_DOC = """
 
 
 def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity, *,
-                   metric, need=2):
-    """``quantity(moments, codes, n_groups, weights, y_pred, scale, keep)`` per attribute,
-    as an array; the moments are of the values scaled by ``scale`` (``_engine.Scale``), as
-    is ``y_pred``, their means of the groups ``keep`` only (those of some weight, as the
-    report compares). Fewer than ``need`` such groups: nan, with the warning."""
+                   min_group_size, metric, need=2):
+    """``quantity(moments, codes, n_groups, weights, y_pred, scale, compared)`` per attribute.
+
+    The moments are of the values scaled by ``scale`` (``_engine.Scale``), as is
+    ``y_pred``, their means of the compared groups only: those of at least
+    ``min_group_size`` rows and some weight (as the report compares). An attribute
+    with fewer than ``need`` of them is nan, with a warning.
+    """
     y_true = continuous_column(y_true, "y_true")
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
     if not y_true.shape[0]:
@@ -90,16 +111,22 @@ def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity, 
     out = np.empty(len(codes))
     for k, (code, name, labels) in enumerate(zip(codes, names, groups)):
         moments = group_moments(values, code, labels.shape[0], weights)
-        keep = moments["weight"] > 0
         for message in undefined_groups(name, labels, moments, intervals=False):
             warnings.warn(f"{metric}: {message}", UndefinedFairnessWarning, stacklevel=4)
-        if keep.sum() < need:
-            warnings.warn(MSG_TOO_FEW.format(metric=metric, attr=name, need=need),
-                          UndefinedFairnessWarning, stacklevel=4)
+        large = moments["count"] >= min_group_size
+        compared = large & (moments["weight"] > 0)
+        if int(compared.sum()) < need:
+            message = (MSG_TOO_FEW_COMPARED.format(
+                metric=metric, attr=repr(name), n=int(large.sum()), size=min_group_size,
+                counts=dict(zip(labels.tolist(), moments["count"].tolist())),
+                need=f"{need} group(s)") if int(large.sum()) < need
+                else MSG_TOO_FEW.format(metric=metric, attr=name, need=need))
+            warnings.warn(message, UndefinedFairnessWarning, stacklevel=4)
             out[k] = np.nan
             continue
-        moments["mean"] = moments["mean"][:, keep]
-        out[k] = quantity(moments, code, labels.shape[0], weights, scaled_pred, scale, keep)
+        moments["mean"] = moments["mean"][:, compared]
+        out[k] = quantity(moments, code, labels.shape[0], weights, scaled_pred, scale,
+                          compared)
     return out
 
 
@@ -156,6 +183,7 @@ def mean_prediction_difference(
     sensitive_features: SensitiveLike,
     sample_weight: ArrayLike | None = None,
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest difference between two groups' mean prediction of a quantity.
 
@@ -176,12 +204,13 @@ def mean_prediction_difference(
     >>> from skfair_manifold.metrics import mean_prediction_difference
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> mean_prediction_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> mean_prediction_difference(y, pred, sensitive_features=["f", "f", "m", "m"],
+    ...                            min_group_size=1)
     8.5
     """
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _spread(rest[-2], 0, m["mean"][0]),
+        lambda m, *rest: _spread(rest[-2], 0, m["mean"][0]), min_group_size=min_group_size,
         metric="mean_prediction_difference"), aggregate)
 
 
@@ -196,6 +225,7 @@ def error_difference(
     sample_weight: ArrayLike | None = None,
     loss: Literal["absolute", "squared"] = "absolute",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest difference between two groups' mean error (absolute or squared).
 
@@ -210,14 +240,14 @@ def error_difference(
     >>> from skfair_manifold.metrics import error_difference
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> error_difference(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> error_difference(y, pred, sensitive_features=["f", "f", "m", "m"], min_group_size=1)
     0.5
     """
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _spread(rest[-2], q, m["mean"][q]), metric="error_difference"),
-        aggregate)
+        lambda m, *rest: _spread(rest[-2], q, m["mean"][q]), min_group_size=min_group_size,
+        metric="error_difference"), aggregate)
 
 
 @validate_params({**_PARAMS, "loss": [StrOptions(set(_LOSSES))]},
@@ -231,6 +261,7 @@ def bounded_group_loss(
     sample_weight: ArrayLike | None = None,
     loss: Literal["absolute", "squared"] = "absolute",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The worst group's mean error: bounded group loss (Agarwal, Dudik and Wu, 2019).
 
@@ -245,14 +276,14 @@ def bounded_group_loss(
     >>> from skfair_manifold.metrics import bounded_group_loss
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> bounded_group_loss(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> bounded_group_loss(y, pred, sensitive_features=["f", "f", "m", "m"], min_group_size=1)
     2.0
     """
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _largest(rest[-2], q, m["mean"][q]), metric="bounded_group_loss",
-        need=1), aggregate)
+        lambda m, *rest: _largest(rest[-2], q, m["mean"][q]), min_group_size=min_group_size,
+        metric="bounded_group_loss", need=1), aggregate)
 
 
 @validate_params({**_PARAMS, "distance": [StrOptions({"ks", "wasserstein"})]},
@@ -266,6 +297,7 @@ def distribution_distance(
     sample_weight: ArrayLike | None = None,
     distance: Literal["ks", "wasserstein"] = "ks",
     aggregate: Literal["max", "mean"] = "max",
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """The largest distance of a group's distribution of predictions to the population's.
 
@@ -286,16 +318,17 @@ def distribution_distance(
     >>> from skfair_manifold.metrics import distribution_distance
     >>> y = [30.0, 40.0, 35.0, 45.0]
     >>> pred = [28.0, 38.0, 36.0, 47.0]
-    >>> distribution_distance(y, pred, sensitive_features=["f", "f", "m", "m"])
+    >>> distribution_distance(y, pred, sensitive_features=["f", "f", "m", "m"],
+    ...                       min_group_size=1)
     0.25
     """
     pick = 0 if distance == "ks" else 1
 
-    def largest(m, code, n_groups, weights, y_pred, scale, keep):
-        dist = distribution_gaps(y_pred, code, n_groups, keep, weights)[pick]
+    def largest(m, code, n_groups, weights, y_pred, scale, compared):
+        dist = distribution_gaps(y_pred, code, n_groups, compared, weights)[pick]
         return float(np.nanmax(dist)) if pick == 0 else \
             float(scale.up(np.nanmax(dist), shift=False))
 
     return _aggregate(_per_attribute(y_true, y_pred, sensitive_features, sample_weight,
-                                     largest, metric="distribution_distance", need=1),
-                      aggregate)
+                                     largest, min_group_size=min_group_size,
+                                     metric="distribution_distance", need=1), aggregate)

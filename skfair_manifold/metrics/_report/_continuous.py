@@ -30,7 +30,8 @@ from .._regression._engine import (
 )
 from .._regression._frames import frame_moments
 from .._regression._inputs import continuous_column, loss_values
-from ._object import _plain_values
+from ...utils._summary_row import summary_label
+from ._object import _plain_values, long_rows
 from ._regression_words import regression_headline
 from ._rows import _column_name
 
@@ -84,6 +85,24 @@ class RegressionReport(Bunch):
         The undefined values met.
     """
 
+    def to_frame(self):
+        """Every number in one long table, as :meth:`FairnessReport.to_frame` lays it out.
+
+        Returns
+        -------
+        frame : DataFrame
+            Columns ``section`` (``"by_group"``, ``"overall"``, ``"gaps"``),
+            ``attribute``, ``group`` (empty outside ``by_group``),
+            ``quantity``, ``value``, ``low`` and ``high`` (the t interval of a
+            mean, the simultaneous interval of a gap; nan where there is
+            none). The columns of ``gaps`` that name groups are left out.
+        """
+        import pandas as pd
+
+        rows = long_rows(self, summary_label(self.options["attributes"]))
+        return pd.DataFrame(rows, columns=["section", "attribute", "group", "quantity",
+                                           "value", "low", "high"])
+
     def to_dict(self, *, undefined=None):
         """Every table as plain Python values (JSON-ready; nan becomes ``undefined``)."""
         def records(frame, nested):
@@ -106,6 +125,7 @@ class RegressionReport(Bunch):
                           "by_group": records(self.intervals.by_group, True),
                           "gaps": records(self.intervals.gaps, False)},
             "options": dict(self.options), "warnings": list(self.warnings),
+            "provenance": dict(self.get("provenance") or {}),
         }
         return _plain_values(payload, undefined)
 

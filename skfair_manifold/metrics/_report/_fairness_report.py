@@ -102,10 +102,10 @@ def fairness_report(
 
     The view behind the package's single-number metrics, in the spirit of
     fairlearn's ``MetricFrame``: see :class:`FairnessReport` for what it
-    holds. The gaps agree with :func:`demographic_parity`,
+    holds. The gaps are :func:`demographic_parity`,
     :func:`equal_opportunity` and :func:`predictive_quality_parity`
-    (``kind="difference"`` and ``"ratio"``, both ``method`` values) when
-    every group is compared (``min_group_size=1``).
+    (``kind="difference"`` and ``"ratio"``, both ``method`` values) with the
+    same ``min_group_size`` (both default to 30).
 
     Parameters
     ----------
@@ -328,7 +328,7 @@ str, int or list
             rows["y_true"], rows["y_pred"], X, rows["X_hfm"], rows["sensitive"], estimator,
             {"random_state": seed, "n_boot": min(n_boot, HFM_MAX_BOOT),
              "confidence": confidence, **(hfm_options or {})},
-            caught, parts.summary_label)
+            caught, parts.summary_label, index=rows.get("index"))
 
     dr = None if estimator is None else _dr_section(
         estimator, X, rows["sensitive"], attributes,

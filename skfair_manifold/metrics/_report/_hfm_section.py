@@ -19,11 +19,13 @@ from .._risk import column_risk
 _NO_INTERVAL = ConfidenceInterval(np.nan, np.nan)
 
 
-def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label):
+def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught, label,
+                 index=None):
     """HFM per attribute on the features the model sees.
 
     ``sensitive`` is the call's :class:`~...utils._validation.SensitiveFeatures`
-    (HFM reads its encoding). Returns (frame, bunch, features, witnesses):
+    (HFM reads its encoding); ``index``: the caller's index labels of the rows
+    (None: they are named by position). Returns (frame, bunch, features, witnesses):
     ``witnesses`` as :func:`~.._hfm._witnesses.witness_records` gives them.
     """
     features = None
@@ -44,7 +46,8 @@ def _hfm_section(y_true, y_pred, X, X_hfm, sensitive, estimator, options, caught
         else:  # pragma: no cover - re-emit what is not ours to record
             warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
     witnesses = witness_records(bunch.witnesses, X_hfm, y_true, y_pred,
-                                feature_names=features, scale=options.get("scale", True))
+                                feature_names=features, scale=options.get("scale", True),
+                                index=index)
     witnesses["method"] = bunch.method
     return _hfm_frame(bunch, sensitive.names, label), bunch, features, witnesses
 

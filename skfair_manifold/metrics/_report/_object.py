@@ -113,28 +113,11 @@ class FairnessReport(Bunch):
         """
         import pandas as pd
 
-        rows = []
-        iv = self.intervals
-        label = self.options["summary_label"]
+        rows = long_rows(self, self.options["summary_label"])
 
         def add(section, attribute, group, quantity, value, low=np.nan, high=np.nan):
             rows.append((section, attribute, group, quantity, value, low, high))
 
-        def bounds(frame, key, q):
-            if f"{q}_low" not in frame.columns:
-                return np.nan, np.nan
-            return float(frame.loc[key, f"{q}_low"]), float(frame.loc[key, f"{q}_high"])
-
-        for (attr, group), row in self.by_group.iterrows():
-            for q, v in row.items():
-                add("by_group", attr, group, q, float(v), *bounds(iv.by_group, (attr, group), q))
-        for q, v in self.overall.items():
-            add("overall", label, "", q, float(v))
-        numeric = [c for c in self.gaps.columns if self.gaps[c].dtype.kind in "biuf"
-                   or c == "passes_four_fifths"]
-        for attr, row in self.gaps.iterrows():
-            for q in numeric:
-                add("gaps", attr, "", q, float(row[q]), *bounds(iv.gaps, attr, q))
         if self.hfm is not None:
             for attr, row in self.hfm.iterrows():
                 for q in ("hfm_max", "hfm_avg", "d_max", "d_f_max", "d_avg", "d_f_avg"):
@@ -266,6 +249,42 @@ class FairnessReport(Bunch):
         extra = [name for name in ("hfm", "dr") if self.get(name) is not None]
         lines.append("tables: by_group, gaps, overall" + "".join(f", {e}" for e in extra))
         return "\n".join(lines)
+
+
+def long_rows(report, label):
+    """The numbers of ``by_group``, ``overall`` and ``gaps`` as the rows of ``to_frame``.
+
+    Each row ``(section, attribute, group, quantity, value, low, high)``, the
+    interval where ``report.intervals`` holds one (nan otherwise); the columns
+    that name groups (``*_group``, ``*_group_high``, ``*_group_low``) and text
+    columns are left out, even when the groups are numbers.
+    """
+    rows = []
+    iv = report.intervals
+
+    def bounds(frame, key, q):
+        if f"{q}_low" not in frame.columns:
+            return np.nan, np.nan
+        return float(frame.loc[key, f"{q}_low"]), float(frame.loc[key, f"{q}_high"])
+
+    def numbers(frame):
+        return [c for c in frame.columns if not str(c).endswith(_GROUP_COLUMNS)
+                and (frame[c].dtype.kind in "biuf")]
+
+    for (attr, group), row in report.by_group.iterrows():
+        for q in numbers(report.by_group):
+            rows.append(("by_group", attr, group, q, float(row[q]),
+                         *bounds(iv.by_group, (attr, group), q)))
+    for q, v in report.overall.items():
+        rows.append(("overall", label, "", q, float(v), np.nan, np.nan))
+    for attr, row in report.gaps.iterrows():
+        for q in numbers(report.gaps):
+            rows.append(("gaps", attr, "", q, float(row[q]), *bounds(iv.gaps, attr, q)))
+    return rows
+
+
+#: the ends of the columns that name groups rather than measure them
+_GROUP_COLUMNS = ("_group", "_group_high", "_group_low")
 
 
 def _group_text(value):

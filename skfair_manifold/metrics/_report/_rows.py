@@ -7,7 +7,13 @@ from numbers import Integral
 import numpy as np
 from sklearn.utils import check_random_state
 
-from ...utils._validation import as_sensitive, check_pair, check_sample_weight, names_in_X
+from ...utils._validation import (
+    as_sensitive,
+    caller_index,
+    check_pair,
+    check_sample_weight,
+    names_in_X,
+)
 from .._groups._cells import rows_cell_table
 from .._common import positive_masks
 
@@ -56,6 +62,7 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
     """
     names_given = {"label": _column_name(y_true, "y_true"),
                    "prediction": _column_name(y_pred, "y_pred")}
+    index = caller_index(y_true, y_pred, X)  # how the pages name the rows
     y_true, y_pred = check_pair(y_true, y_pred)
     n = y_true.shape[0]
     true_pos, pred_pos = positive_masks(y_true, y_pred, pos_label, "fairness_report")
@@ -77,5 +84,5 @@ def _rows_table(y_true, y_pred, sensitive_features, X, estimator, pos_label, sam
     table = rows_cell_table(sensitive, n, true_pos, pred_pos, weights)
     rows = {"names_given": names_given, "weighted": weights is not None, "weights": weights,
             "y_true": y_true, "y_pred": y_pred, "X_hfm": sensitive.rest if from_X else X,
-            "sensitive": sensitive}
+            "sensitive": sensitive, "index": index}
     return table, _favourable(pos_label, y_true), rng, seed, rows

@@ -64,6 +64,7 @@ from .._narwhals import (  # noqa: F401
 )
 from ._frames import (  # noqa: F401
     as_pandas_frame,
+    caller_index,
     frame_columns,
     pandas_columns,
 )

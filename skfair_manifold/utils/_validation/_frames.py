@@ -74,3 +74,21 @@ def as_pandas_frame(X):
 
     names, columns = frame_columns(X)
     return pd.DataFrame(dict(zip(names, columns)), columns=names)
+
+
+def caller_index(*objects):
+    """The labels of the first pandas index among ``objects`` that is not its positions.
+
+    How a page names rows: by the caller's index (a DataFrame or Series whose
+    index is anything but ``0, 1, ..., n - 1``), else by position (None).
+    """
+    import numpy as np
+
+    for obj in objects:
+        index = getattr(obj, "index", None)
+        if index is None or not type(index).__module__.startswith("pandas"):
+            continue
+        labels = index.to_numpy()
+        if not (labels.dtype.kind in "iu" and np.array_equal(labels, np.arange(len(labels)))):
+            return labels
+    return None

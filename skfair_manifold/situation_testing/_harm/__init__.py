@@ -1,0 +1,1 @@
+"""Harm: each person's probability of necessity or shortfall, the totals, the counterfactuals."""
