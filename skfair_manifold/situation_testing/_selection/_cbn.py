@@ -66,8 +66,10 @@ CAUSAL_EFFECTS = tuple(CAUSAL_EFFECT_NOTES)
 
 MSG_TOO_MANY_PROFILES = (
     "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "
-    "Q = {q} times {values:,} attribute values); give fewer or coarser parents: declare a "
-    "many-valued numeric column interval (it is then binned), or pass a graph."
+    "Q = {q} times {values:,} attribute values; column {most!r} has {most_values:,} of "
+    "them); give fewer or coarser parents: leave that column out of the graph's parents of "
+    "the decision (or out of X), group its values into fewer, or declare a many-valued "
+    "numeric column interval (it is then binned)."
 )
 
 
@@ -167,9 +169,12 @@ class CBNSelector(CBNSelection):
         # (computed per block of queries by ``distances``) must stay a bounded table.
         cells = L * sum(d.shape[0] for d in self.domains)
         if cells > _MAX_MIXTURE_CELLS:
+            most = int(np.argmax([d.shape[0] for d in self.domains]))
             raise ValueError(MSG_TOO_MANY_PROFILES.format(
                 cells=cells, profiles=L, q=q_names if q_names is not None else nq,
-                values=sum(d.shape[0] for d in self.domains)))
+                values=sum(d.shape[0] for d in self.domains),
+                most=q_names[most] if q_names is not None else most,
+                most_values=self.domains[most].shape[0]))
 
     def rows_of(self, sub, side):
         """Fitted rows of subgroup ``sub`` on ``side`` (0: S+, 1: S-), lowest first."""

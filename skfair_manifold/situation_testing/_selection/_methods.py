@@ -39,6 +39,7 @@ import numpy as np
 from .._constants import NEAR_DISTANCE
 from .._records import IDENTIFIER_SHARE
 from ._auto_k import auto_caliper
+from ._cardinality import check_knn_index, check_search_levels
 from ._cbn import CBNSelector
 from ._knn import KNNSelector
 from ._parent_search import local_parent_search, pc_parents, search_inputs
@@ -189,6 +190,7 @@ class KNNMethod(SelectorMethod):
                                     data.positive[first], records.nominal[q],
                                     records.ranges[q], units.rows,
                                     algorithm=data.params.get("algorithm", "auto"))
+        check_knn_index(self.selector, [data.columns[j] for j in q], Z.shape[0])
         self.graph, self.structure_info, self.protected_arc = None, {}, None
         self.bytes_per_pair = 16
 
@@ -270,6 +272,7 @@ class CBNMethod(SelectorMethod):
             return [j for j, v in enumerate(columns) if v in par and j != c]
         records = data.records
         codes, candidates = search_inputs(B, records.identifiers)
+        check_search_levels(codes, candidates, columns)
         e = data.decision_codes
         if params["structure"] == "pc":
             keep = candidates
