@@ -71,7 +71,7 @@ def runs(data, tmp):
         ("fig5_hyperparameters", ["--quick", "--datasets", "ricci", *d, *r], ()),
         ("fig7_parallel", ["--quick", "--datasets", "ricci", *d, *r], ()),
         ("group_intervals", ["--repeats", "10"], ()),
-        ("input_sweep", [], ()),
+        ("input_sweep", [*r], ()),
         ("situation_testing_auto_k", ["--audits", "1", "--ks", "50", "--n-samples", "2000",
                                       "--repeats", "1", "--output", str(out / "auto_k.md")], ()),
         ("situation_testing_continuous", ["--sizes", "2000", "--ks", "50", "--repeats", "1",
