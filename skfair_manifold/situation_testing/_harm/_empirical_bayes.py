@@ -164,11 +164,12 @@ def amount_harm(gap, se, *, confidence):
     ok = np.isfinite(gap) & np.isfinite(se) & (se > 0)
     if not ok.any():
         return out
-    d, s = gap[ok], se[ok]
-    scale = float(np.median(s))
-    values, inverse, counts = _distinct(np.round(d / scale * 100), np.round(np.log(s) * 50))
-    ud, us = values[:, 0] * scale / 100, np.exp(values[:, 1] / 50)
-    top = max(float(np.max(ud + 4 * us)), 4 * scale)
+    # in units of the median standard error: the same posterior at any magnitude
+    scale = float(np.median(se[ok]))
+    d, s = gap[ok] / scale, se[ok] / scale
+    values, inverse, counts = _distinct(np.round(d * 100), np.round(np.log(s) * 50))
+    ud, us = values[:, 0] / 100, np.exp(values[:, 1] / 50)
+    top = max(float(np.max(ud + 4 * us)), 4.0)
     grid = np.linspace(0.0, top, GAP_GRID)
     z = (ud[:, None] - grid[None, :]) / us[:, None]
     log_l = -0.5 * z * z
@@ -177,8 +178,12 @@ def amount_harm(gap, se, *, confidence):
     mean = post @ grid
     a = 1.0 - confidence
     rows = np.flatnonzero(ok)
-    out["shortfall"][rows] = mean[inverse]
-    out["shortfall_var"][rows] = np.maximum(post @ grid ** 2 - mean ** 2, 0.0)[inverse]
-    out["shortfall_low"][rows] = np.minimum(_quantile(post, grid, a / 2), mean)[inverse]
-    out["shortfall_high"][rows] = np.maximum(_quantile(post, grid, 1 - a / 2), mean)[inverse]
+    with np.errstate(over="ignore", under="ignore"):  # the variance in squared units
+        out["shortfall"][rows] = mean[inverse] * scale
+        out["shortfall_var"][rows] = np.maximum(post @ grid ** 2 - mean ** 2, 0.0)[inverse] \
+            * scale * scale
+        out["shortfall_low"][rows] = np.minimum(_quantile(post, grid, a / 2),
+                                                mean)[inverse] * scale
+        out["shortfall_high"][rows] = np.maximum(_quantile(post, grid, 1 - a / 2),
+                                                 mean)[inverse] * scale
     return out

@@ -41,7 +41,8 @@ def person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
     """Per row (NaN outside the candidates) the harm columns, ``unshrunk`` (the testers'
     own estimate of the person's harm, not clipped at 0) and ``sampling_var`` (its sampling
     variance): the totals' intervals read both; with the calibration's parameters:
-    ``(columns, info)``."""
+    ``(columns, info)``. An amount's columns are in units of ``info["unit"]`` (a power of
+    two near the largest amount, so that their squares stay inside float64)."""
     protected = np.asarray(fitted.group(Z), dtype=bool)
     # the calibration reads an even spread of each group's rows, whatever their decision
     # (adding the candidates to it would over-represent the refused)
@@ -61,8 +62,9 @@ def person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
         means = np.concatenate([all_out[fit_u, 0], all_out[fit_p, 1]])
         params = (linear_calibration(means, np.concatenate([y[fit_u], y[fit_p]])),)
         slope = params[0][1]
-        gap = slope * (out[cand, 0] - out[cand, 1])
-        se = abs(slope) * out[cand, 6]
+        unit = _unit(y)
+        gap = slope * (out[cand, 0] / unit - out[cand, 1] / unit)
+        se = abs(slope) * (out[cand, 6] / unit)
         found = amount_harm(gap, se, confidence=harm_confidence(settings))
         found["sampling_var"] = se ** 2
         found["unshrunk"] = gap
@@ -89,6 +91,14 @@ def person_harm(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
         column = np.full(n, np.nan)
         column[cand] = found[name]
         columns[name] = column
-    info = {"calibration": [tuple(round(float(v), 6) for v in p) for p in params],
-            "calibration_rows": [int(fit_u.shape[0]), int(fit_p.shape[0])]}
+    info = {"calibration": [tuple(float(f"{v:.6g}") for v in p) for p in params],
+            "calibration_rows": [int(fit_u.shape[0]), int(fit_p.shape[0])],
+            "unit": unit if settings.continuous else 1.0}
     return columns, info
+
+
+def _unit(y):
+    """A power of two near the largest finite amount (1 when there is none)."""
+    finite = np.abs(y[np.isfinite(y)])
+    top = float(finite.max()) if finite.shape[0] else 0.0
+    return 2.0 ** np.frexp(top)[1] if top > 0 else 1.0

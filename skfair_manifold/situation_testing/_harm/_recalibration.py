@@ -69,14 +69,19 @@ def recalibrated_rates(rate, n, params):
 
 def linear_calibration(mean, outcome):
     """``(a, b)`` of the least-squares line of the own amount on the testers' mean;
-    ``(0, 1)`` when the rows are too few or the means do not vary."""
+    ``(0, 1)`` when the rows are too few or the means do not vary. The sums are of the
+    amounts divided by the largest (a power of two), so that amounts of any magnitude
+    (1e-300 to 1e300) give the line of the amounts of scale 1, ``a`` in their units."""
     x = np.asarray(mean, dtype=np.float64)
     y = np.asarray(outcome, dtype=np.float64)
-    if x.shape[0] < 20 or np.ptp(x) <= 1e-12 * max(1.0, np.abs(x).max()):
+    if x.shape[0] < 20 or np.ptp(x) <= 1e-12 * np.abs(x).max():
         return 0.0, 1.0
+    top = max(float(np.abs(x).max()), float(np.abs(y).max()))
+    unit = 2.0 ** np.frexp(top)[1]  # exact: a power of two
+    x, y = x / unit, y / unit
     xc = x - x.mean()
     b = float(np.dot(xc, y - y.mean()) / np.dot(xc, xc))
-    return float(y.mean() - b * x.mean()), b
+    return float(y.mean() - b * x.mean()) * unit, b
 
 
 def calibration_rows(mask):
