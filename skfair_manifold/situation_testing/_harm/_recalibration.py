@@ -79,9 +79,10 @@ def recalibrated_rates(rate, n, params):
 
 def linear_calibration(mean, outcome):
     """``(a, b)`` of the least-squares line of the own amount on the testers' mean;
-    ``(0, 1)`` when the rows are too few or the means do not vary; ``b`` at least 0. The sums are of the
-    amounts divided by the largest (a power of two), so that amounts of any magnitude
-    (1e-300 to 1e300) give the line of the amounts of scale 1, ``a`` in their units."""
+    ``(0, 1)`` when the rows are too few or the means do not vary; ``b`` at least 0.
+    The sums are of the amounts divided by the largest (a power of two), so that amounts
+    of any magnitude (1e-300 to 1e300) give the line of the amounts of scale 1, ``a`` in
+    their units."""
     x = np.asarray(mean, dtype=np.float64)
     y = np.asarray(outcome, dtype=np.float64)
     if x.shape[0] < 20 or np.ptp(x) <= 1e-12 * np.abs(x).max():
