@@ -82,9 +82,13 @@ def part_calibration(seeds, sizes, lines):
                     lines += [f"{method.upper()}-DD, {n} rows, seed 0:", markdown_table(
                         ["decile", "candidates", "mean pn", "share flipped"],
                         [[d, c, f"{m:.3f}", f"{s:.3f}"] for d, c, m, s in rows]), ""]
+    largest_ok = sum(float(row[5]) <= 0.08 for row in summary)
+    mean_ok = sum(float(row[6]) <= 0.04 for row in summary)
     lines += ["Per audit (claim: largest gap <= 0.08, weighted mean gap <= 0.04):",
               markdown_table(["rows", "method", "seed", "candidates", "deciles >= 50",
-                              "largest gap", "weighted mean gap"], summary), ""]
+                              "largest gap", "weighted mean gap"], summary), "",
+              f"largest gap within 0.08 in {largest_ok} of {len(summary)} audits; weighted "
+              f"mean gap within 0.04 in {mean_ok} of {len(summary)}.", ""]
 
 
 def _datasets(rows, seed, data_dir, bias=True):
@@ -173,13 +177,24 @@ def part_null(rows, seeds, lines):
                           f"{total['total_shortfall']:,.0f}",
                           f"[{total['shortfall_low']:,.0f}, {total['shortfall_high']:,.0f}]",
                           "yes" if total["shortfall_low"] <= 0 else "no", "-"])
+    holds = [row[5] == "yes" for row in table]
+    binary = [row for row in table if row[6] != "-"]
     lines += [markdown_table(["data", "method", "seed", "expected harmed (or shortfall)",
-                              "interval", "holds 0", "more likely than not"], table), ""]
+                              "interval", "holds 0", "more likely than not"], table), "",
+              f"the interval holds 0 in {sum(holds)} of {len(table)} null audits (yes/no: "
+              f"{sum(row[5] == 'yes' for row in binary)} of {len(binary)}; amounts: "
+              f"{sum(row[5] == 'yes' for row in table if row[6] == '-')} of "
+              f"{len(table) - len(binary)}); people more likely than not harmed: "
+              f"{sum(row[6] for row in binary)} in all.", ""]
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--calibration-seeds", type=int, default=5,
+                        help="data sets per size and method in the calibration")
+    parser.add_argument("--null-seeds", type=int, default=5,
+                        help="data sets of each kind in the null audits")
     parser.add_argument("--rows", type=int, default=20000)
     parser.add_argument("--null-rows", type=int, default=8000)
     parser.add_argument("--data-dir", default=str(DEFAULT_DATA_DIR))
@@ -191,13 +206,13 @@ def main(argv=None):
     start = time.perf_counter()
     lines = ["# Harm: pn, the number harmed and the shortfall against a known truth", ""]
     if "calibration" in args.parts:
-        part_calibration(args.seeds, args.calibration_rows, lines)
+        part_calibration(args.calibration_seeds, args.calibration_rows, lines)
     if "counts" in args.parts:
         part_counts(args.rows, args.seeds, args.data_dir, lines)
     if "wages" in args.parts:
         part_wages(args.rows, args.seeds, lines)
     if "null" in args.parts:
-        part_null(args.null_rows, args.seeds, lines)
+        part_null(args.null_rows, args.null_seeds, lines)
     lines.append(f"({time.perf_counter() - start:.0f} s)")
     write_result("situation_testing_harm", "\n".join(lines), args.results_dir)
 

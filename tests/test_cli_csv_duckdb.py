@@ -125,7 +125,7 @@ def test_csv_non_binary_label_without_pos_label(capsys, monkeypatch, tmp_path, f
     fast, slow, used = _both(capsys, monkeypatch, tmp_path, csv, *LABELS, "--sensitive", "sex")
     assert used
     assert fast == slow and fast[0] == EXIT_DATA
-    assert "Pass pos_label=" in fast[2] and "Traceback" not in fast[2]
+    assert "Pass --pos-label " in fast[2] and "Traceback" not in fast[2]
 
 
 def test_csv_missing_column_out_of_core(capsys, monkeypatch, tmp_path, frame):

@@ -78,7 +78,7 @@ def test_parquet_pos_label_on_text_labels(capsys, tmp_path, files):
     path = tmp_path / "text.parquet"
     duckdb.from_df(text).write_parquet(str(path))
     code, _, err = run(capsys, "report", path, *ARGS, "--no-hfm", "-o", tmp_path / "t.html")
-    assert code == EXIT_DATA and "Pass pos_label=" in err and "Traceback" not in err
+    assert code == EXIT_DATA and "Pass --pos-label " in err and "Traceback" not in err
     code, _, err = run(capsys, "report", path, *ARGS, "--no-hfm", "--pos-label", "grant",
                        "-o", tmp_path / "t.html")
     assert code == EXIT_OK, err

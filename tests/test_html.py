@@ -360,3 +360,19 @@ def test_confidence_level_written_as_a_reader_writes_it():
     assert _level(0.95) == "95%"
     assert _level(0.975) == "97.5%"
     assert _level(0.9) == "90%"
+
+
+@pytest.mark.parametrize("k", [3, 6, 10])
+def test_a_causal_graph_of_long_names_stays_within_the_page(k):
+    """Three parents of 3,000-character names (one weak, marked) made a graph 1,328 px
+    wide; the names are shortened so that the figure keeps to the page's 1,280 px."""
+    from skfair_manifold._html._charts import MAX_FIGURE_WIDTH, graph_layout
+
+    names = [chr(97 + i) * 3000 for i in range(k)]
+    layout = graph_layout({"y": tuple(names)}, "y", names[:1], names[1],
+                          weak={names[2]: 0.01})
+    assert layout["width"] <= MAX_FIGURE_WIDTH == 1280
+    assert all(len(node["name"]) <= 30 and node["name"].endswith("\u2026")
+               for node in layout["nodes"] if node["name"] != "y")
+    assert {node["kind"] for node in layout["nodes"]} >= {"decision", "q", "protected",
+                                                         "weak"}

@@ -58,6 +58,10 @@ def bar_chart(title, labels, series, *, width=520, bar_height=16, unit_max=1.0):
             "label_x": left - 6}
 
 
+#: the widest figure of a page (px): a causal graph's long names are shortened to fit
+MAX_FIGURE_WIDTH = 1280
+
+
 def graph_layout(parents, decision, q, protected, *, weak=(), width=640):
     """Geometry of the causal graph around ``decision`` (layers of ancestors), Q marked.
 
@@ -68,10 +72,14 @@ def graph_layout(parents, decision, q, protected, *, weak=(), width=640):
     if decision not in mapping:
         return None
     layers = ancestor_layers(mapping, decision, depth=3)
-    longest = max(len(_node_name(node)) for layer in layers for node in layer) + 7
-    node_width = max(90, 8 * longest + 16)
-    # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node
-    width = max(width, (node_width + 20) * (max(len(layer) for layer in layers) + 1))
+    # a layer of m nodes is spread over m + 1 equal gaps: each must hold a node, and the
+    # figure stays within the page's widest (long names shortened to fit)
+    gaps = max(len(layer) for layer in layers) + 1
+    cap = max(90, MAX_FIGURE_WIDTH // gaps - 20)
+    limit = min(30, max(8, (cap - 16) // 8 - 7))
+    longest = max(len(_node_name(node, limit)) for layer in layers for node in layer) + 7
+    node_width = max(90, min(cap, 8 * longest + 16))
+    width = max(width, (node_width + 20) * gaps)
     layer_gap, top = 90, 40
     height = top + layer_gap * (len(layers) - 1) + 50
     position = {}
@@ -85,7 +93,7 @@ def graph_layout(parents, decision, q, protected, *, weak=(), width=640):
             if child in position and p in position:
                 (x1, y1), (x2, y2) = position[p], position[child]
                 edges.append({"x1": x1, "y1": y1 + 14, "x2": x2, "y2": y2 - 16})
-    nodes = [{"name": _node_name(node), "x": x, "y": y,
+    nodes = [{"name": _node_name(node, limit), "x": x, "y": y,
               "kind": ("decision" if node == decision else "q" if node in q
                        else "protected" if node == protected
                        else "weak" if str(node) in weak else "other")}

@@ -22,6 +22,7 @@ from skfair_manifold.cli._io import (
     read_json,
     write_text,
 )
+from skfair_manifold.utils._visible import one_line
 
 
 class Progress:
@@ -213,7 +214,7 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     if not quiet:
         for given, note in ((seed, MSG_SEED_UNUSED), (batch_size, MSG_BATCH_UNUSED)):
             if given is not None:
-                print(f"skfair-manifold audit: {note}", file=sys.stderr)
+                print(one_line(f"skfair-manifold audit: {note}"), file=sys.stderr)
     t0 = time.perf_counter()
     try:
         progress = Progress(X.shape[0], label="auditing", enabled=not quiet)
@@ -224,19 +225,21 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
     elapsed = time.perf_counter() - t0
     if not quiet:
         for note in notes:
-            print(f"skfair-manifold audit: note: {note}", file=sys.stderr)
+            print(one_line(f"skfair-manifold audit: note: {note}"), file=sys.stderr)
     ids = frame[id].to_numpy() if id else np.arange(frame.shape[0])
     table = audit_table(frame, id_column=id, protected=protected, decision=decision,
                         auditor=auditor, report=report, scores=scores, ids=ids)
     candidates = report.settings["n_candidates"]
     if not quiet:
-        print(f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
-              f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): {len(report)} of the {candidates} rows "
-              f"with {protected}={protected_value!s}"
-              f"{'' if amount else ' and a negative decision'} are flagged by the rule"
-              + "".join(f"; verdicts: {', '.join(f'{v} {c}' for v, c in counts.items())}"
-                        for counts in [report.verdict_counts()] if counts and len(report))
-              + ".", file=sys.stderr)
+        print(one_line(
+            f"audited {frame.shape[0]} rows in {elapsed:.1f} s with "
+            f"{auditor.method.upper()}-DD (k={auditor.k}, rule {auditor.flag_rule_}): "
+            f"{len(report)} of the {candidates} rows "
+            f"with {protected}={protected_value!s}"
+            f"{'' if amount else ' and a negative decision'} are flagged by the rule"
+            + "".join(f"; verdicts: {', '.join(f'{v} {c}' for v, c in counts.items())}"
+                      for counts in [report.verdict_counts()] if counts and len(report))
+            + "."), file=sys.stderr)
         quiet = report.not_flagged_gaps()
         if quiet is not None and quiet["median"] is not None:
             gap = "mean1 - mean2" if amount else "p1 - p2"
@@ -246,19 +249,21 @@ def run_audit(*, file, decision, positive_label, protected, protected_value, fea
                   f"row's detectable_gap.", file=sys.stderr)
         harm = report.settings.get("harm") or {}
         if "expected_harmed" in harm:
-            print(f"expected number harmed (refused because {protected}={protected_value!s}): "
-                  f"{harm['expected_harmed']:.1f} [{harm['harmed_low']:.1f}, "
-                  f"{harm['harmed_high']:.1f}] ({100 * harm['confidence']:g}% interval); "
-                  f"{harm['more_likely_than_not']} more likely than not harmed (pn_low > 0.5)"
-                  f"; --all-rows writes each row's pn.", file=sys.stderr)
+            print(one_line(
+                f"expected number harmed (refused because {protected}={protected_value!s}): "
+                f"{harm['expected_harmed']:.1f} [{harm['harmed_low']:.1f}, "
+                f"{harm['harmed_high']:.1f}] ({100 * harm['confidence']:g}% interval); "
+                f"{harm['more_likely_than_not']} more likely than not harmed (pn_low > 0.5)"
+                f"; --all-rows writes each row's pn."), file=sys.stderr)
         elif "total_shortfall" in harm:
-            print(f"total shortfall of the {protected}={protected_value!s} rows: "
-                  f"{harm['total_shortfall']:.6g} [{harm['shortfall_low']:.6g}, "
-                  f"{harm['shortfall_high']:.6g}] ({100 * harm['confidence']:g}% interval); "
-                  f"--all-rows writes each row's shortfall.", file=sys.stderr)
+            print(one_line(
+                f"total shortfall of the {protected}={protected_value!s} rows: "
+                f"{harm['total_shortfall']:.6g} [{harm['shortfall_low']:.6g}, "
+                f"{harm['shortfall_high']:.6g}] ({100 * harm['confidence']:g}% interval); "
+                f"--all-rows writes each row's shortfall."), file=sys.stderr)
     if auditor.method == "cbn" and not quiet:
-        print(f"testers matched on the decision's causes Q = "
-              f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
+        print(one_line(f"testers matched on the decision's causes Q = "
+                       f"{{{', '.join(str(v) for v in auditor.q_)}}}."), file=sys.stderr)
     # the report carries the settings and the provenance; the command adds its input
     report.provenance["input_file"] = str(file)
     report.provenance["input_sha256"] = _sha256(file)

@@ -25,6 +25,7 @@ from skfair_manifold.cli._io import (
     quote_identifier,
     write_text,
 )
+from skfair_manifold.utils._visible import one_line
 
 MSG_NEEDS_ROWS = (
     "{option} needs the rows in memory, one by one, which the Parquet path does not read "
@@ -77,22 +78,23 @@ def run_audit_parquet(*, file, decision, positive_label, protected, protected_va
     n_flagged = int(table.loc[table["flagged"], "n_people"].sum())
     if not quiet:
         for note in dict.fromkeys(" ".join(str(w.message).split()) for w in caught):
-            print(f"skfair-manifold audit: note: {note}", file=sys.stderr)
-        print(f"audited {n_rows} rows of {file} in {elapsed:.1f} s with CBN-DD through DuckDB "
-              f"(k={auditor.k}, rule {auditor.flag_rule_}): {n_flagged} of the "
-              f"{int(table['n_people'].sum())} rows with {protected}={protected_value!s} and "
-              f"a negative decision are flagged by the rule, in "
-              f"{int(table['flagged'].sum())} of {len(table)} cells (no verdict on this "
-              f"path: whether a flag holds at K/2 and 2K is read by the audit of a CSV "
-              f"file).", file=sys.stderr)
+            print(one_line(f"skfair-manifold audit: note: {note}"), file=sys.stderr)
+        print(one_line(
+            f"audited {n_rows} rows of {file} in {elapsed:.1f} s with CBN-DD through DuckDB "
+            f"(k={auditor.k}, rule {auditor.flag_rule_}): {n_flagged} of the "
+            f"{int(table['n_people'].sum())} rows with {protected}={protected_value!s} and "
+            f"a negative decision are flagged by the rule, in "
+            f"{int(table['flagged'].sum())} of {len(table)} cells (no verdict on this "
+            f"path: whether a flag holds at K/2 and 2K is read by the audit of a CSV "
+            f"file)."), file=sys.stderr)
         quiet = not_flagged_gaps(table["detectable_gap"], np.ones(len(table), dtype=bool),
                                  table["flagged"], counts=table["n_people"])
         if quiet["median"] is not None:
             print(f"not flagged: with these testers a gap p1 - p2 below "
                   f"{quiet['median']:.3f} (the median candidate's; each cell's is in the "
                   f"column detectable_gap) could not have been seen.", file=sys.stderr)
-        print(f"testers matched on the decision's causes Q = "
-              f"{{{', '.join(str(v) for v in auditor.q_)}}}.", file=sys.stderr)
+        print(one_line(f"testers matched on the decision's causes Q = "
+                       f"{{{', '.join(str(v) for v in auditor.q_)}}}."), file=sys.stderr)
     if format == "json":
         rows = [{k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()}
                 for row in table.to_dict(orient="records")]

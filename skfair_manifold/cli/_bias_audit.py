@@ -21,6 +21,7 @@ from skfair_manifold.cli._io import (
     read_csv,
     write_text,
 )
+from skfair_manifold.utils._visible import one_line
 
 #: the table's columns on standard output, with their headers
 SHOWN = [("category", "category"), ("n", "assessed"), ("n_selected", "selected"),
@@ -107,8 +108,9 @@ def run_bias_audit(*, file, decision, score, sensitive, unknown, comparator, min
     except (ValueError, TypeError) as exc:
         raise CLIError(_cli_words(" ".join(str(exc).split()))) from None
     for warning in caught:  # the shortcut and small strata: said on stderr, one line each
-        print(f"skfair-manifold bias-audit: warning: "
-              f"{_cli_words(' '.join(str(warning.message).split()))}", file=sys.stderr)
+        print(one_line(f"skfair-manifold bias-audit: warning: "
+                       f"{_cli_words(' '.join(str(warning.message).split()))}"),
+              file=sys.stderr)
     audit.provenance["file"] = str(file)
     if not quiet:
         print(_text(audit), file=sys.stdout)

@@ -17,7 +17,7 @@ from skfair_manifold.cli._io import (
     write_text,
 )
 from skfair_manifold.utils._summary_row import summary_label
-from skfair_manifold.utils._visible import visible_text
+from skfair_manifold.utils._visible import one_line, visible_text
 
 MSG_HFM_PARQUET = (
     "{path} is a Parquet file: hfm measures distances between rows, which needs every row "
@@ -30,8 +30,8 @@ BASELINES = ("demographic_parity", "equal_opportunity", "predictive_quality_pari
 def note(quiet, message):
     import sys
 
-    if not quiet:
-        print(message, file=sys.stderr)
+    if not quiet:  # one line: a name's line break shown as an escape
+        print(one_line(message), file=sys.stderr)
 
 
 #: words that mark a column as another model's output rather than a feature

@@ -189,6 +189,7 @@ def _main(argv):
         same_file,
         staged_outputs,
     )
+    from skfair_manifold.utils._visible import one_line
 
     command = args.pop("command")
     name = args.pop("command_func")
@@ -218,7 +219,7 @@ def _main(argv):
         with staged_outputs() as stage:
             return _command(name)(**args)
     except CLIError as exc:
-        print(f"skfair-manifold {command}: error: {exc}", file=sys.stderr)
+        print(f"skfair-manifold {command}: error: {one_line(exc)}", file=sys.stderr)
         return EXIT_DATA
     except KeyboardInterrupt:
         changed = " No output file was changed." if stage is None \
@@ -230,7 +231,8 @@ def _main(argv):
             raise
         where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
         reason = exc.strerror or str(exc)
-        print(f"skfair-manifold {command}: error: {reason}{where}.", file=sys.stderr)
+        print(f"skfair-manifold {command}: error: {one_line(f'{reason}{where}')}.",
+              file=sys.stderr)
         return EXIT_DATA
     except Exception as exc:  # noqa: BLE001 - the terminal never shows a traceback
         if debug:

@@ -250,9 +250,10 @@ REPORT_OPTIONS = [
                 "four-fifths rule); 'continuous': they are quantities (a wage, a limit, a "
                 "score): the groups' mean predictions, errors and distributions "
                 "(default: binary)"),
-    option("--favourable", choices=["higher", "lower"], default="higher",
-           help="continuous only: whether a higher prediction favours a person (a wage) "
-                "or a lower one does (a risk score) (default: higher)"),
+    option("--favourable", choices=["higher", "lower"], default=None,
+           help="--target-type continuous only: whether a higher prediction favours a "
+                "person (a wage) or a lower one does (a risk score) (default: higher); "
+                "for class labels name the favourable class with --pos-label"),
     *common_options(output_help="the HTML file to write (default: standard output)"),
 ]
 

@@ -40,6 +40,25 @@ NOTE_PARQUET_HFM = (
     "give a CSV file for HFM)."
 )
 
+MSG_FAVOURABLE_CLASSES = (
+    "--favourable {favourable} is for a quantity (--target-type continuous: whether a higher "
+    "or a lower prediction favours a person); with class labels the favourable outcome is a "
+    "class: name it with --pos-label (for 0/1 labels where 0 is favourable, --pos-label 0) "
+    "and leave --favourable out, or pass --target-type continuous for a quantity."
+)
+
+#: the Python API's words for an option, and the report command's
+_WORDS = (("pos_label=<", "--pos-label <"), ("pos_label=", "--pos-label "),
+          ("target_type='continuous'", "--target-type continuous"),
+          ("target_type='binary'", "--target-type binary"))
+
+
+def report_words(message):
+    """A message of the Python API in the report command's words (its options)."""
+    for api, cli in _WORDS:
+        message = message.replace(api, cli)
+    return message
+
 
 def run_report(*, file, label, prediction, sensitive, features, max_categories, method, m1,
                m2, scale, pos_label, n_boot, confidence, intersect, seed, hfm, title, quiet,
@@ -48,6 +67,8 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
 
     The options are the parser's (:data:`._options.REPORT_OPTIONS`, defaults there).
     """
+    if target_type != "continuous" and favourable is not None:
+        raise CLIError(MSG_FAVOURABLE_CLASSES.format(favourable=favourable))
     if target_type == "continuous":
         return _continuous_report(
             file=file, label=label, prediction=prediction, sensitive=sensitive, sep=sep,
@@ -76,6 +97,8 @@ def run_report(*, file, label, prediction, sensitive, features, max_categories, 
                                    min_group_size=min_group_size)
     except ImportError as exc:  # the frame libraries installed cannot work together
         raise CLIError(" ".join(str(exc).split())) from None
+    except CLIError as exc:  # the library's words for the options, as the command's
+        raise CLIError(report_words(str(exc))) from None
     report.provenance.update(file_provenance(file))
     report.provenance["rows_dropped"] = 0
     report.options["hfm_features"] = data["features"] if hfm else None
@@ -112,7 +135,8 @@ def _continuous_report(*, file, label, prediction, sensitive, sep, pos_label, n_
         args = (data["y_true"], data["y_pred"])
         kwargs = {"sensitive_features": data["A"]}
     try:
-        report = fairness_report(*args, target_type="continuous", favourable=favourable,
+        report = fairness_report(*args, target_type="continuous",
+                                 favourable=favourable or "higher",
                                  intersect=intersect, confidence=confidence,
                                  min_group_size=min_group_size, **kwargs)
     except (ValueError, TypeError) as exc:

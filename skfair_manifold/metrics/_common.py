@@ -39,7 +39,21 @@ class UndefinedFairnessWarning(UndefinedMetricWarning):
 MSG_POS_LABEL_NEEDED = (
     "{metric} compares the rate of one class across groups, and the labels are not "
     "binary 0/1 (classes found: {classes}). Pass pos_label=<the favourable class>; the "
-    "other classes then count as negative. No class is chosen for you."
+    "other classes then count as negative. No class is chosen for you.{hint}"
+)
+#: the end of MSG_POS_LABEL_NEEDED when the labels are many numbers (amounts, not classes)
+HINT_AMOUNTS = (
+    " If they are amounts (a wage, a limit: {count} distinct numbers), they are a quantity, "
+    "not classes: {fix}."
+)
+#: what a quantity asks for, per caller
+AMOUNT_FIXES = {
+    "fairness_report": "pass target_type='continuous' (the groups' mean predictions, errors "
+                       "and distributions)",
+}
+AMOUNT_FIX_METRICS = (
+    "compare them with mean_prediction_difference, error_difference, bounded_group_loss or "
+    "distribution_distance, or fairness_report(target_type='continuous')"
 )
 MSG_POS_LABEL_ABSENT = (
     "pos_label={pos_label!r} occurs neither in y_true nor in y_pred (classes found: "
@@ -75,7 +89,12 @@ def positive_masks(y_true, y_pred, pos_label, metric):
             set(classes.tolist()) <= {0, 1} or set(classes.tolist()) <= {-1, 1}
         )
         if not binary:
-            raise ValueError(MSG_POS_LABEL_NEEDED.format(metric=metric, classes=shown))
+            hint = ""
+            if classes.dtype.kind in "iuf" and classes.shape[0] > 10:
+                hint = HINT_AMOUNTS.format(count=classes.shape[0], fix=AMOUNT_FIXES.get(
+                    metric, AMOUNT_FIX_METRICS))
+            raise ValueError(MSG_POS_LABEL_NEEDED.format(metric=metric, classes=shown,
+                                                         hint=hint))
         pos_label = True if classes.dtype.kind == "b" else 1
     elif not np.any(classes == pos_label):
         raise ValueError(MSG_POS_LABEL_ABSENT.format(pos_label=pos_label, classes=shown))

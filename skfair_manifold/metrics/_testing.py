@@ -17,12 +17,15 @@ import numpy as np
 from ._groups._intervals import wilson_cc
 from ._hfm._metrics import DEFAULT_SAMPLE_SIZE
 from ._regression import _frame_ks, _frames
+from ._report._scores import auc_interval
 
 __all__ = [
     # group metrics
     "wilson_cc",
     # HFM
     "DEFAULT_SAMPLE_SIZE",
+    # scores
+    "auc_interval",
     # the continuous report on frames
     "ks_passes",
     "ks_distance_skipped",
@@ -33,7 +36,9 @@ __all__ = [
 # - ``wilson_cc(successes, n, confidence)``: Wilson's score interval of a rate with
 #   continuity correction, ``(low, high)`` arrays (the group report's default interval);
 # - ``DEFAULT_SAMPLE_SIZE``: the certified approximation's fixed sample of 4,000 rows
-#   (``sample_size=4000``), the size the default ``"auto"`` replaced.
+#   (``sample_size=4000``), the size the default ``"auto"`` replaced;
+# - ``auc_interval(auc, n_pos, n_neg, confidence)``: the report's interval of an AUC (the
+#   score interval of Hanley and McNeil's variance), ``(low, high)``.
 
 
 @contextmanager

@@ -58,3 +58,9 @@ MSG_THRESHOLD = (
     "threshold={value!r} needs response_method='predict_proba' or 'decision_function' "
     "(predict already returns classes)."
 )
+
+MSG_SHARED_REQUEST = (
+    "{scorer} is a ready scorer shared by the whole process: set_score_request would change "
+    "its routing for every search that uses it. Build your own and set its request there: "
+    "{factory}).set_score_request(...)."
+)

@@ -1,6 +1,24 @@
 """The refit rule of a search under a fairness bound: the most accurate candidate within it."""
 
+import warnings
+from numbers import Real
 
+import numpy as np
+
+MSG_BOUND = (
+    "MostAccurateWithin's bound must be a finite number (the largest fairness value "
+    "allowed, say 0.05); got {bound!r}."
+)
+MSG_NO_CANDIDATES = (
+    "{rule}: cv_results holds no candidate (its {key!r} is empty); the search has nothing to "
+    "refit. Give the search a parameter grid of at least one candidate."
+)
+MSG_ALL_UNDEFINED = (
+    "{rule}: every candidate's mean {fairness!r} score is nan (undefined in some fold of "
+    "each, see the UndefinedFairnessWarning of the scorer), so none can be compared with the "
+    "bound. Score on folds where every group has rows (StratifiedKFold on the groups, fewer "
+    "splits), or merge rare groups."
+)
 MSG_NONE_WITHIN = (
     "no candidate has a mean {fairness!r} score within the bound {bound} (the fairest "
     "reaches {best:.4g}); refitting the fairest candidate instead."
@@ -38,6 +56,10 @@ class MostAccurateWithin:
     """
 
     def __init__(self, bound: float, *, fairness: str = "hfm", score: str = "acc") -> None:
+        if isinstance(bound, bool) or not isinstance(bound, Real):
+            raise TypeError(MSG_BOUND.format(bound=bound))
+        if not np.isfinite(float(bound)):
+            raise ValueError(MSG_BOUND.format(bound=bound))
         self.bound = bound
         self.fairness = fairness
         self.score = score
@@ -47,10 +69,6 @@ class MostAccurateWithin:
                 f"score={self.score!r})")
 
     def __call__(self, cv_results):
-        import warnings
-
-        import numpy as np
-
         for key in (self.fairness, self.score):
             if f"mean_test_{key}" not in cv_results:
                 found = sorted(k[len("mean_test_"):] for k in cv_results
@@ -59,8 +77,14 @@ class MostAccurateWithin:
                                f"search has {found}.")
         value = -np.asarray(cv_results[f"mean_test_{self.fairness}"], dtype=np.float64)
         perf = np.asarray(cv_results[f"mean_test_{self.score}"], dtype=np.float64)
+        if value.shape[0] == 0:
+            raise ValueError(MSG_NO_CANDIDATES.format(rule=repr(self),
+                                                      key=f"mean_test_{self.fairness}"))
         within = np.flatnonzero(np.nan_to_num(value, nan=np.inf) <= self.bound)
         if within.size == 0:
+            if np.isnan(value).all():
+                raise ValueError(MSG_ALL_UNDEFINED.format(rule=repr(self),
+                                                          fairness=self.fairness))
             best = int(np.nanargmin(value))
             warnings.warn(MSG_NONE_WITHIN.format(fairness=self.fairness, bound=self.bound,
                                                  best=value[best]), UserWarning, stacklevel=2)

@@ -26,6 +26,7 @@ from ._messages import (
     MSG_NO_SENSITIVE,
     MSG_REGRESSION,
     MSG_RESPONSE,
+    MSG_SHARED_REQUEST,
     MSG_STATE_OFF,
     MSG_STATE_ON,
     MSG_THRESHOLD,
@@ -103,6 +104,34 @@ class _FairnessScorer(_BaseScorer):
             args += [f"threshold={self._threshold!r}"]
         args += [f"{k}={v!r}" for k, v in self._kwargs.items()]
         return f"make_fairness_scorer({', '.join(args)})"
+
+    def set_score_request(self, **kwargs):
+        """Request metadata for the scorer, keeping its request of ``sensitive_features``.
+
+        scikit-learn's method replaces every request (the preset routing of
+        ``sensitive_features`` would be lost); this one adds to them. The
+        ready scorers of the package (``demographic_parity_scorer``, ...) are
+        shared by the whole process and refuse it: build your own with
+        ``make_fairness_scorer`` (or ``make_hfm_scorer``) first.
+
+        Parameters
+        ----------
+        **kwargs : dict
+            ``param_name=alias``, alias one of ``True``, ``False``, ``None`` or a str.
+
+        Returns
+        -------
+        self : scorer
+        """
+        if self._label is not None:
+            raise ValueError(MSG_SHARED_REQUEST.format(
+                scorer=self._label, factory=self._factory.rstrip(", ")))
+        kept = {param: alias for param, alias in
+                self._metadata_request.score.requests.items() if param not in kwargs}
+        super().set_score_request(**kwargs)
+        for param, alias in kept.items():
+            self._metadata_request.score.add_request(param=param, alias=alias)
+        return self
 
     def __call__(self, estimator, X, y_true, sample_weight=None, **kwargs):
         """Score a fitted ``estimator`` on ``X``, ``y_true`` (negated fairness value).

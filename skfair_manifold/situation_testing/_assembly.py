@@ -21,6 +21,7 @@ from ._flags import (
     decide,
     exceeds,
     k_of_rows,
+    magnitude,
     output_columns,
     person_rule,
     rule_text,
@@ -134,6 +135,12 @@ def harm_of(fitted, settings, Z, y, candidate, out, n_eff, self_unit):
     table = harm_table(columns, candidate, continuous=settings.continuous, design=design,
                        groups=situations(fitted, Z, candidate), confidence=confidence)
     names = AMOUNT_COLUMNS if settings.continuous else BINARY_COLUMNS
+    unit = info.pop("unit")  # an amount's columns and totals back in the decision's units
+    if settings.continuous:
+        for name in names:
+            columns[name] = columns[name] * unit
+        for name in ("total_shortfall", "shortfall_low", "shortfall_high"):
+            table[name] = table[name] * unit
     total = table.loc[TOTAL]
     said = {"confidence": confidence, "design_effect": design, "assumptions": ASSUMPTIONS,
             **info}
@@ -160,7 +167,8 @@ def verdicts_of(fitted, settings, Z, candidate, rows, self_unit, out, mask, n_ef
             # audit's threshold would call fragile every flag that needs K testers
             level = max(cutoff, settings.alpha_level)
             with np.errstate(invalid="ignore"):
-                return exceeds(other[:, 2], settings.tau) & (other[:, 5] <= level)
+                return exceeds(other[:, 2], settings.tau, magnitude(settings, other)) \
+                    & (other[:, 5] <= level)
         return person_rule(settings, other)  # the flagged rows are candidates
 
     held_at = {}

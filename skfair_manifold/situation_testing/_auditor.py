@@ -24,6 +24,7 @@ from ._checks import (
     check_fit_params,
     check_params_at_use,
     fitted_rows_of,
+    own_records,
 )
 from ._evidence import SituationTestingReport
 from ._fitted import AuditSettings
@@ -242,11 +243,15 @@ class SituationTestingAuditor(TransformerMixin, BaseEstimator):
             exact one-sided test of ``p1 <= p2``, person by person); for a
             continuous decision ``mean1``, ``mean2`` for the rates and
             ``diff_se``, ``df`` after them (``get_feature_names_out``).
+            For an amount, the fitted rows (in order) leave out their own
+            record, as ``flag`` and ``report`` do; another row equal to
+            fitted records leaves out the copy of least decision.
         """
         check_is_fitted(self)
         settings = self._call_settings()
-        Z = self._fitted.encode(self._validate(X))
-        return rates(self._fitted, settings, Z)[0].copy()
+        fitted = self._fitted
+        Z = fitted.encode(self._validate(X))
+        return rates(fitted, settings, Z, self_unit=own_records(fitted, Z))[0].copy()
 
     def flag(self, X: Any, y: Any) -> Any:
         """Boolean mask of the rows found discriminated.

@@ -82,11 +82,30 @@ def check_fit_params(settings):
     if settings.protected_value is None:
         raise ValueError(MSG_NO_PROTECTED_VALUE)
     check_tau(settings)
-    if settings.continuous and settings.fdr_method == "dbh":
-        raise ValueError(MSG_CONTINUOUS_OPTION.format(
-            name="fdr_method", value="dbh", why="the discrete procedure weighs each "
-            "person by the law of her Fisher test, which a mean decision has not; use "
-            "fdr_method='bh' or 'by'."))
+    check_continuous_options(settings)
+
+
+def check_continuous_options(settings):
+    """The options of a yes/no decision refused with an amount (``decision="continuous"``)."""
+    if not settings.continuous:
+        return
+    why = {
+        "fdr_method": ("dbh", "the discrete procedure weighs each person by the law of her "
+                       "Fisher test, which a mean decision has not; use fdr_method='bh' or "
+                       "'by'."),
+        "bound": ("newcombe", "Newcombe's interval is of a difference of two rates; the "
+                  "bounds of a difference of mean amounts are Welch's t bounds: leave bound "
+                  "out (bound='wald', which an amount does not read)."),
+        "positive_label": (None, "an amount has no positive class: every protected person "
+                           "is tested and a higher amount is the favourable one; leave "
+                           "positive_label out (negate y where a lower amount favours), or "
+                           "use decision='binary' for classes."),
+    }
+    for name, (allowed, reason) in why.items():
+        value = getattr(settings, name)
+        refused = value is not None if name == "positive_label" else value == allowed
+        if refused:
+            raise ValueError(MSG_CONTINUOUS_OPTION.format(name=name, value=value, why=reason))
 
 
 def fit_params_of(settings):
@@ -96,6 +115,7 @@ def fit_params_of(settings):
 
 def check_params_at_use(fitted, settings):
     """The parameters as ``fit`` checked them: ``set_params`` after ``fit`` changes them."""
+    check_continuous_options(settings)
     current = fit_params_of(settings)
     changed = [name for name in FIT_PARAMS if current[name] != fitted.fit_params[name]]
     if changed:
@@ -117,13 +137,25 @@ def check_k(settings, sizes):
             raise ValueError(MSG_K_TOO_LARGE.format(k=settings.k, which=which, size=size))
 
 
+def is_fitted_data(fitted, Z):
+    """Whether the encoded rows ``Z`` are the fitted records, in their order."""
+    return Z.shape == fitted.records.Z.shape and np.array_equal(Z, fitted.records.Z)
+
+
+def own_records(fitted, Z):
+    """For an amount's fitted rows (in order), the unit each leaves out of its testers
+    (her own record, of known decision, as ``flag`` and ``report`` do); else None."""
+    if fitted.continuous and is_fitted_data(fitted, Z):
+        return fitted.self_units(Z, fitted.y_fit)
+    return None
+
+
 def fitted_rows_of(fitted, fitted_rows, Z, y):
     """Each row's position in the fitted data (-1: unknown); see ``report``."""
     m = Z.shape[0]
     n_fit = fitted.records.Z.shape[0]
     if fitted_rows is None:
-        same = m == n_fit and np.array_equal(Z, fitted.records.Z) \
-            and np.array_equal(np.asarray(y), fitted.y_fit)
+        same = is_fitted_data(fitted, Z) and np.array_equal(np.asarray(y), fitted.y_fit)
         return np.arange(m) if same else np.full(m, -1, dtype=np.intp)
     rows = np.asarray(fitted_rows)
     problem = None

@@ -24,6 +24,7 @@ from ._fitted import FittedAudit
 from ._flags import rule_text
 from ._records import KINDS, Records, Units
 from ._selection._methods import FitData, build_method
+from ._stats._continuous import scaled_decisions
 
 
 def fit_rows(settings, X_raw, X, y, *, columns, has_names, decision_name):
@@ -64,10 +65,15 @@ def fit_rows(settings, X_raw, X, y, *, columns, has_names, decision_name):
     # the classes the supervised bins and the structure search see
     codes = fitted.decision_classes(positive)
     records.fit_bins(codes, n_bins=settings.n_bins, binning=settings.binning)
+    scaled, unit = None, 1.0
+    if settings.continuous:  # the selectors' sums at any magnitude of the amounts
+        scaled, _, (first, second) = scaled_decisions(positive)
+        unit = first * second
     method = build_method(settings.method, FitData(
         records=records, units=units, group=group, positive=positive,
         decision_codes=codes, columns=columns, protected_index=j_protected,
-        decision_name=decision_name, params=settings.params))
+        decision_name=decision_name, params=settings.params, scaled=scaled,
+        decision_unit=unit))
     fitted.method, fitted.q_idx = method, list(method.q)
     structure_info = dict(method.structure_info)
     if method.protected_arc is not None:

@@ -20,8 +20,10 @@ from ._selection._auto_k import MSG_NO_WITHIN, auto_k, rates_at
 from ._stats._continuous import (
     CONTINUOUS_COLUMNS,
     mean_table,
+    scaled_decisions,
     segment_sums,
     tester_moments,
+    unscale_table,
 )
 from ._stats._interval import diff_bounds
 from ._stats._pvalue import (
@@ -45,9 +47,20 @@ COLUMNS = ["p1", "p2", "diff", "diff_lower", "diff_upper", "p_value"]
 FLAG_TOLERANCE = 1e-12
 
 
-def exceeds(score, tau):
-    """``score > tau`` with rounding ties counted as equal (:data:`FLAG_TOLERANCE`)."""
-    return np.asarray(score) - tau > FLAG_TOLERANCE
+def exceeds(score, tau, magnitude=1.0):
+    """``score > tau`` with rounding ties counted as equal (:data:`FLAG_TOLERANCE` times
+    ``magnitude``, the size of the numbers ``score`` is a difference of: 1 for rates)."""
+    with np.errstate(invalid="ignore"):
+        return np.asarray(score) - tau > FLAG_TOLERANCE * magnitude
+
+
+def magnitude(settings, out):
+    """The size of the numbers each row's ``diff`` is the difference of: 1 for rates, the
+    larger of the two mean decisions for an amount (its rounding is relative to them)."""
+    if not settings.continuous:
+        return 1.0
+    with np.errstate(invalid="ignore"):
+        return np.fmax(np.abs(out[:, 0]), np.abs(out[:, 1]))
 
 
 def rate_table(pos, n, w2, *, alpha, bound):
@@ -111,15 +124,18 @@ def table(fitted, settings, res, self_unit, cell_rows):
     if cell_rows is None:
         return rate_table(res[0], res[1], res[2], alpha=settings.alpha_level,
                           bound=settings.bound)
-    y_fit = fitted.y_fit
     if fitted.cell_sums is None or fitted.cell_sums[0] is not cell_rows.rows:
-        fitted.cell_sums = (cell_rows.rows, segment_sums(cell_rows, y_fit.astype(np.float64)))
-    sums = fitted.cell_sums[1]
+        # the sums of the decisions shifted and scaled (scaled_decisions): the same
+        # digits at any magnitude of the amounts
+        v, ref, scale = scaled_decisions(fitted.y_fit)
+        fitted.cell_sums = (cell_rows.rows, segment_sums(cell_rows, v), v, ref, scale)
+    _, sums, v, ref, scale = fitted.cell_sums
     own = np.full(self_unit.shape[0], np.nan)
     found = self_unit >= 0
-    own[found] = y_fit[fitted.units.first_row[self_unit[found]]]
+    own[found] = v[fitted.units.first_row[self_unit[found]]]
     S1, S2 = tester_moments(res[3], sums, cell_rows.sides, own, res[1].shape[0])
-    return mean_table(S1, res[1], res[2], S2, alpha=settings.alpha_level)
+    out, n_eff = mean_table(S1, res[1], res[2], S2, alpha=settings.alpha_level)
+    return unscale_table(out, ref, scale), n_eff
 
 
 def auto_k_of_queries(fitted, settings, Q, self_unit):
@@ -244,7 +260,7 @@ def decide_candidates(settings, out, candidate, n_eff, counts=None):
             else:
                 cutoff = settings.fdr * int(weight[candidate & significant].sum()) / (
                     step_up_constant(settings.fdr_method, m) * m)
-        holds = exceeds(out[:, 2], settings.tau) & significant
+        holds = exceeds(out[:, 2], settings.tau, magnitude(settings, out)) & significant
     else:
         holds = person_rule(settings, out)
     return candidate & holds, q, cutoff
@@ -253,11 +269,12 @@ def decide_candidates(settings, out, candidate, n_eff, counts=None):
 def person_rule(settings, out):
     """Whether each row's rates pass a person-by-person rule (``"bound"``,
     ``"significant"`` or ``"tau"``; not ``"exact"``, which needs the audit)."""
+    size = magnitude(settings, out)
     if settings.flag_rule == "bound":
-        return exceeds(out[:, 3], settings.tau)
+        return exceeds(out[:, 3], settings.tau, size)
     if settings.flag_rule == "significant":
-        return exceeds(out[:, 2], settings.tau) & exceeds(out[:, 3], 0.0)
-    return exceeds(out[:, 2], settings.tau)
+        return exceeds(out[:, 2], settings.tau, size) & exceeds(out[:, 3], 0.0, size)
+    return exceeds(out[:, 2], settings.tau, size)
 
 
 def rule_text(settings):

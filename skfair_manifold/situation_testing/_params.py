@@ -167,7 +167,12 @@ PARAMS_DOC = """    Parameters
         How KNN-DD finds the testers (CBN-DD ignores it): every distance, an
         exact nearest-neighbour index (cost ``n log n``), or the index on a
         group of at least 4,096 distinct records with at most 48 coded
-        columns. The testers, rates and flags are the same.
+        columns. The testers, rates and flags are the same. A nominal column
+        whose one-hot values keep the index off (``"auto"``) above 1e10
+        comparisons, or make it larger than the working memory
+        (``"kd_tree"``), is refused by name at ``fit``; so is, in a learned
+        graph's search, a column of more than 500 values (fewer when the
+        working memory is small), each with the fix.
     n_jobs : int or None, default=None
         Jobs for the blocks of targets (joblib; ``joblib.parallel_config``
         chooses the backend, for instance dask). Results do not depend on it.

@@ -7,6 +7,10 @@ shown, or an invisible one (U+200B-U+200F, U+2060-U+2064, U+FEFF, ...),
 which makes two different names look the same. Every output written for
 people (the HTML pages, the CSV files, the terminal) shows each such
 character as a visible escape, ``<U+202E>``, through :func:`visible_text`;
+on the terminal (standard error) the control characters too, the line break
+and the tab aside (:func:`terminal_text`: an escape sequence in a column
+name would recolour the terminal), and a one-line error keeps a name's line
+breaks as escapes (:func:`one_line`);
 the JSON output stays faithful to the data and writes it as the JSON escape
 ``\\u202e`` (``json.dumps``'s default ``ensure_ascii``), which no reader
 renders as a direction change.
@@ -64,14 +68,46 @@ def visible_text(value, *, escape=escape_character):
     return FORMAT_CHARACTERS.sub(lambda m: escape(m.group()), text)
 
 
+#: the control characters (Unicode category Cc) a terminal acts on, but the line break and
+#: the tab: an escape sequence (ESC) recolours or moves the cursor, a carriage return
+#: overwrites the line, BEL rings
+CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_text(value):
+    """:func:`visible_text` with the control characters escaped too (``<U+001B>``), the
+    line break and the tab kept: what the command line writes to the terminal.
+
+    Examples
+    --------
+    >>> from skfair_manifold.utils._visible import terminal_text
+    >>> terminal_text("no column 'a\\x1b[31mb'\\n")
+    "no column 'a<U+001B>[31mb'\\n"
+    """
+    text = visible_text(value)
+    if CONTROL_CHARACTERS.search(text) is None:
+        return text
+    return CONTROL_CHARACTERS.sub(lambda m: escape_character(m.group()), text)
+
+
+def one_line(value):
+    """:func:`terminal_text` on one line: its line breaks escaped (``<U+000A>``), so that a
+    name holding one cannot split a one-line message."""
+    return terminal_text(value).replace("\n", escape_character("\n"))
+
+
 class VisibleStream:
-    """A text stream whose writes go through :func:`visible_text` (the terminal's messages)."""
+    """A text stream whose writes go through :func:`terminal_text` (the terminal's
+    messages: format and control characters shown as escapes)."""
 
     def __init__(self, stream):
         self.stream = stream
 
     def write(self, text):
-        return self.stream.write(visible_text(text))
+        # a carriage return that starts a write is a progress bar's own, kept
+        if text.startswith("\r"):
+            return self.stream.write("\r" + terminal_text(text[1:]))
+        return self.stream.write(terminal_text(text))
 
     def __getattr__(self, name):  # flush, isatty, encoding, ...: the wrapped stream's
         return getattr(self.stream, name)

@@ -134,8 +134,9 @@ def test_knn_means_equal_brute_force():
     group = (X["sex"] == "f").to_numpy()
     est = SituationTestingAuditor(protected="sex", protected_value="f", method="knn", k=9,
                                   decision="continuous", tau=0.0).fit(X, y)
-    out = est.transform(X)  # no decisions: the copy left out is the least one (-> below)
+    out = est.transform(X)  # the fitted data: each row leaves out exactly itself
     ref = _knn_reference(X, y, group, 9)
+    np.testing.assert_allclose(out[:, :2], ref, rtol=1e-10)
     # the report's rows know their own decision, so each leaves out exactly itself
     report = est.report(X, y)
     rep = report.summary

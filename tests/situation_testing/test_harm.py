@@ -141,6 +141,63 @@ def test_the_linear_calibration_is_least_squares():
     assert a == pytest.approx(want_a) and b == pytest.approx(want_b)
 
 
+def test_a_calibration_that_would_decrease_is_flat():
+    rng = np.random.default_rng(6)
+    n = np.full(400, 50.0)
+    rate = rng.uniform(0.1, 0.9, 400)
+    outcome = (rng.random(400) < 1 - rate).astype(float)  # a higher rate, fewer accepted
+    a, b = logistic_calibration(rate, n, outcome)
+    mean = outcome.mean()
+    assert b == 0.0 and a == pytest.approx(np.log(mean / (1 - mean)))
+    x = rng.normal(50000, 8000, 400)
+    assert linear_calibration(x, -x + rng.normal(0, 100, 400))[1] == 0.0
+
+
+def test_one_situation_of_many_testers_gets_its_own_pn_not_the_grid_s():
+    # 2,000 testers a side at 0.5 and 0.3: (0.5 - 0.3) / 0.7, where the 30-point grid
+    # alone gave 0.244
+    a1, a2, n = np.full(300, 1000.0), np.full(300, 600.0), np.full(300, 2000.0)
+    pn = eb.binary_harm(a1, n, a2, n, confidence=0.9)["pn"]
+    assert pn == pytest.approx(np.full(300, 0.2 / 0.7), abs=0.005)
+
+
+def _no_parents(n, rng, *, flip_share):
+    X = pd.DataFrame({"sex": rng.choice(["female", "male"], n), "a": rng.integers(0, 3, n),
+                      "b": rng.normal(size=n)})
+    fair = (rng.random(n) < 0.5).astype(int)
+    flipped = (X.sex.to_numpy() == "female") & (fair == 1) & (rng.random(n) < flip_share)
+    return X, np.where(flipped, 0, fair), flipped
+
+
+@pytest.mark.parametrize("method", ["cbn", "knn"])
+def test_random_decisions_harm_nobody_when_nothing_is_matched_on(method):
+    # decisions that depend on nothing: the learned graph gives the decision no parent, and
+    # every person's testers are her whole side less herself (CBN-DD: one cell); read
+    # against her own decision that rate once made 487 of 991 refused women 'harmed'
+    X, y, _ = _no_parents(4000, np.random.default_rng(0), flip_share=0.0)
+    _, report = _report(X, y, method=method)
+    total = report.harm.loc["total"]
+    assert total["harmed_low"] == 0.0
+    assert total["expected_harmed"] < 0.02 * total["candidates"]
+    assert total["harmed_high"] > 10  # one shared situation: its uncertainty counted once
+    assert not np.any(report.audit["more_likely_than_not"])
+    assert all(b >= 0 for _, b in report.settings["harm"]["calibration"])
+    wages = 50000 + 8000 * np.random.default_rng(1).standard_normal(4000)
+    _, amounts = _report(X, wages, method=method, decision="continuous", tau=1000.0)
+    owed = amounts.harm.loc["total"]
+    assert owed["shortfall_low"] == 0.0
+    assert owed["total_shortfall"] < 0.05 * 8000 * owed["candidates"]  # a twentieth of a sd
+
+
+def test_a_gap_with_nothing_to_match_on_is_the_sides_gap():
+    X, y, flipped = _no_parents(4000, np.random.default_rng(1), flip_share=0.4)
+    _, report = _report(X, y, method="cbn")
+    total = report.harm.loc["total"]
+    truth = flipped.sum()
+    assert total["harmed_low"] <= truth <= total["harmed_high"]
+    assert total["expected_harmed"] == pytest.approx(truth, rel=0.15)
+
+
 # ----------------------------------------------------------------- totals
 
 

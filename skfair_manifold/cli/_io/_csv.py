@@ -1,5 +1,6 @@
 """CSV and JSON inputs read with pandas: columns checked, values matched, the features encoded."""
 
+import io
 import json
 import sys
 
@@ -8,6 +9,7 @@ from ._messages import (
     MSG_BAD_CHOICE,
     MSG_CANNOT_READ,
     MSG_DUPLICATE_COLUMN,
+    MSG_DUPLICATED_HEADER,
     MSG_EMPTY_FILE,
     MSG_IDENTIFIER,
     MSG_MALFORMED,
@@ -38,11 +40,16 @@ def require_pandas(command):
 def read_csv(path, *, sep, command, minimum_rows=2):
     """Read a CSV file into a DataFrame, turning every failure into a CLIError."""
     pd = require_pandas(command)
-    source = sys.stdin if path == "-" else path
+    # standard input is read once and kept: the header is read again on its own
+    source = io.StringIO(sys.stdin.read()) if path == "-" else path
     try:
         # only an empty field is missing: NA, None, null, nan are ordinary values
         frame = pd.read_csv(source, sep=sep, skipinitialspace=True, keep_default_na=False,
                             na_values=[""])
+        if path == "-":
+            source.seek(0)
+        _check_header(path, pd.read_csv(source, sep=sep, skipinitialspace=True, header=None,
+                                        nrows=1, dtype=str, keep_default_na=False))
     except FileNotFoundError:
         raise CLIError(MSG_NO_FILE.format(path=path)) from None
     except IsADirectoryError:
@@ -61,6 +68,20 @@ def read_csv(path, *, sep, command, minimum_rows=2):
         raise CLIError(MSG_TOO_FEW_ROWS.format(path=path, n=frame.shape[0],
                                                minimum=minimum_rows))
     return frame
+
+
+def _check_header(path, first_line):
+    """Refuse a header that names a column twice (pandas renames the copies ``name.1``)."""
+    names = [str(c).strip() for c in first_line.iloc[0].tolist()] if len(first_line) else []
+    seen = {}
+    for position, name in enumerate(names, start=1):
+        seen.setdefault(name, []).append(position)
+    for name, positions in seen.items():
+        if len(positions) > 1:
+            raise CLIError(MSG_DUPLICATED_HEADER.format(
+                path=path, column=name, times=len(positions),
+                positions=", ".join(map(str, positions)),
+                renamed=", ".join(repr(f"{name}.{i}") for i in range(1, len(positions)))))
 
 
 def match_value(values, text, *, column, option):

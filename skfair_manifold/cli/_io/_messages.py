@@ -22,6 +22,13 @@ MSG_MISSING_COLUMN = (
 
 MSG_DUPLICATE_COLUMN = "column {column!r} is given to both {first} and {second}."
 
+MSG_DUPLICATED_HEADER = (
+    "{path}: the header names column {column!r} {times} times (columns {positions}); a CSV "
+    "reader would rename the copies {renamed} without a word, and an option naming "
+    "{column!r} could mean any of them. Give each column its own name in the header line, "
+    "or drop the copies."
+)
+
 MSG_MISSING_VALUES = (
     "column {column!r} has missing values at row(s) {rows} (line(s) {lines} of the file); "
     "fill or drop them first."

@@ -9,6 +9,17 @@ y_true`` (the model's bias). Everything comes from per-group weighted sums
 deviations from it), so a column of large values with a small spread loses
 no digits.
 
+Scale
+-----
+Every sum is of the values shifted and scaled (:class:`Scale`): ``y_true``
+and ``y_pred`` less a middle prediction ``ref``, divided by a power of two
+that brings their spread to about 1, so that the squares of amounts of
+``1e160`` do not overflow nor those of ``1e-300`` underflow, and a column of
+``1e12 + a few units`` keeps its digits. Each mean and bound is brought back
+to the decision's units at the end (:meth:`Scale.quantity`), the root mean
+squared error as ``scale sqrt(mean of the scaled squares)``: every quantity
+is scale-equivariant from 1e-300 to 1e300.
+
 Intervals
 ---------
 The mean of a group has Student's t interval with ``n_eff - 1`` degrees of
@@ -52,6 +63,58 @@ def row_groups(sensitive_features, n_samples, *, intersect):
         code, labels, name = combine_groups(np.column_stack(codes), groups, names)
         codes, names, groups = [code], [name], [labels]
     return codes, names, groups
+
+
+def _power_of_two_above(value):
+    """The least power of two at least ``value`` (> 0, finite); 1 for 0."""
+    return float(np.ldexp(1.0, int(np.frexp(value)[1]))) if value > 0 else 1.0
+
+
+def _half_power_above(value):
+    """Half the least power of two above ``value`` (> 0, finite), without overflow; 1 for 0."""
+    return float(np.ldexp(1.0, int(np.frexp(value)[1]) - 1)) if value > 0 else 1.0
+
+
+class Scale:
+    """Values ``v`` as ``((v / first) - (ref / first)) / second`` (powers of two: exact).
+
+    :meth:`of` chooses them for arrays of values (``ref`` a middle value of
+    the first, the spread of every array brought to at most 1); :meth:`down`
+    maps values to the scaled ones, :meth:`up` back (``shift``: add ``ref``).
+    """
+
+    def __init__(self, ref=0.0, first=1.0, second=1.0):
+        self.ref, self.first, self.second = float(ref), float(first), float(second)
+
+    @classmethod
+    def of(cls, *arrays, ref=None):
+        values = [np.asarray(a, dtype=np.float64) for a in arrays]
+        if not values[0].shape[0]:
+            return cls()
+        if ref is None:
+            middle = (values[0].shape[0] - 1) // 2
+            ref = float(np.partition(values[0], middle)[middle])
+        top = max(float(np.max(np.abs(v))) for v in values if v.shape[0])
+        first = max(_half_power_above(max(top, abs(ref))), 2.0 ** -1022)
+        spread = max(float(np.max(np.abs(v / first - ref / first))) for v in values
+                     if v.shape[0])
+        return cls(ref, first, _power_of_two_above(spread))
+
+    def down(self, values):
+        return (np.asarray(values, dtype=np.float64) / self.first
+                - self.ref / self.first) / self.second
+
+    def up(self, values, *, shift=True):
+        out = (np.asarray(values, dtype=np.float64) * self.second) * self.first
+        return out + self.ref if shift else out
+
+    def quantity(self, q, values):
+        """Means or bounds of quantity ``q`` (:data:`QUANTITIES`' position) of scaled
+        rows back in the decision's units; the squared error's as its root (the RMSE)."""
+        values = np.asarray(values, dtype=np.float64)
+        if q == 3:
+            return self.up(np.sqrt(np.clip(values, 0.0, None)), shift=False)
+        return self.up(values, shift=q in (0, 1))
 
 
 def row_quantities(y_true, y_pred):
@@ -100,11 +163,6 @@ def mean_intervals(mean, var, n_eff, level):
     return ConfidenceInterval(mean - half, mean + half)
 
 
-def rmse_bounds(low, high):
-    """Bounds of the root of a mean squared error from those of the mean (clipped at 0)."""
-    return ConfidenceInterval(np.sqrt(np.clip(low, 0.0, None)), np.sqrt(np.clip(high, 0.0, None)))
-
-
 def gap_of(mean, low, high, compared):
     """The largest-minus-smallest and smallest-over-largest gaps of ``mean`` over ``compared``.
 
@@ -150,9 +208,11 @@ def distribution_gaps(values, codes, n_groups, compared, weights=None):
     g = codes[order]
     last = np.r_[np.flatnonzero(np.diff(z) > 0), z.shape[0] - 1]  # each distinct value's end
     widths = np.diff(z[last])
-    overall = np.cumsum(w)[last] / w.sum()
     ks = np.full(n_groups, np.nan)
     wasserstein = np.full(n_groups, np.nan)
+    if not w.sum() > 0:  # no weight at all: no distribution (the groups' moments say so)
+        return ks, wasserstein
+    overall = np.cumsum(w)[last] / w.sum()
     for k in np.flatnonzero(compared):
         mine = np.where(g == k, w, 0.0)
         total = mine.sum()
@@ -162,3 +222,27 @@ def distribution_gaps(values, codes, n_groups, compared, weights=None):
         ks[k] = diff.max()
         wasserstein[k] = float(np.dot(diff[:-1], widths))
     return ks, wasserstein
+
+
+def undefined_groups(attr, labels, moments, *, intervals=True):
+    """The messages of the groups whose mean (or, with ``intervals``, interval) is
+    undefined (nan): no row of non-zero weight, a single row."""
+    weight, n_eff, count = moments["weight"], moments["n_eff"], moments["count"]
+    out = []
+    empty = labels[(count > 0) & ~(weight > 0)]
+    if empty.shape[0]:
+        out.append(f"attribute {attr!s}: group(s) {_shown(empty)} have no row of non-zero "
+                   f"weight, so their means are undefined (nan) and they are left out of the "
+                   f"gaps; give them weight or drop their rows.")
+    alone = labels[(weight > 0) & ~(n_eff > 1)]
+    if intervals and alone.shape[0]:
+        out.append(f"attribute {attr!s}: group(s) {_shown(alone)} have a single row (an "
+                   f"effective size of 1 at most), so their t intervals, and the intervals "
+                   f"of the gaps they enter, are undefined (nan); merge rare groups, or raise "
+                   f"min_group_size to leave them out of the gaps.")
+    return out
+
+
+def _shown(labels, limit=8):
+    shown = [str(v) for v in labels[:limit].tolist()]
+    return "[" + ", ".join(repr(v) for v in shown) + (", ...]" if len(labels) > limit else "]")

@@ -6,7 +6,10 @@ sensitive columns gives per combination of groups the row count, the
 non-missing counts that check the columns, the sums of the weights and of
 their squares, and for each quantity ``q`` the weighted sums of ``q - c``
 and ``(q - c)^2``, ``c`` its value on one row (read with ``head``): shifted
-so that a column of large values with a small spread keeps its digits. Each
+so that a column of large values with a small spread keeps its digits, and of
+the values scaled as in memory (``_engine.Scale``, from the first row; a
+second pass with the scale of the first pass's extremes when that row was far
+off), so that no square overflows or underflows at any magnitude. Each
 attribute's group moments are sums of the combinations' (a table of a few
 rows), and the report is tabulated by the same code as in memory
 (:func:`._regression_report.tabulate`).
@@ -24,7 +27,7 @@ from ...utils._narwhals import collect, missing_mask, to_narwhals, to_numpy
 from ...utils._validation import encode_column
 from .._frames import _W, _YP, _YT, _checked_names
 from .._groups._cells import combine_groups
-from ._engine import QUANTITIES, row_quantities
+from ._engine import QUANTITIES, Scale, row_quantities
 from ._frame_ks import frame_ks
 
 MSG_FRAME_NOT_NUMERIC = (
@@ -57,9 +60,11 @@ MSG_KS_UNRESOLVED = (
 )
 
 _N, _NT, _NP, _NW = "__skfm_n", "__skfm_n_true", "__skfm_n_pred", "__skfm_n_w"
+_RT, _RP = "__skfm_raw_true", "__skfm_raw_pred"
 #: the sums' helper columns (prefixed, so that no sensitive column shares their name)
 _PMIN, _PMAX, _SW, _SW2, _WMIN = ("__skfm_p_min", "__skfm_p_max", "__skfm_w", "__skfm_w2",
                                   "__skfm_w_min")
+_RAW = ("__skfm_raw_p_min", "__skfm_raw_p_max", "__skfm_raw_t_min", "__skfm_raw_t_max")
 
 
 def _d(k):
@@ -83,7 +88,8 @@ def _quantities(nw):
 
 def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, intersect,
                   min_group_size=1):
-    """``(attributes, overall, weighted, names_given, warnings)`` for :func:`tabulate`."""
+    """``(attributes, overall, weighted, names_given, warnings, scale)`` for :func:`tabulate`
+    (the moments are of the values scaled by ``scale``, ``_engine.Scale``)."""
     import narwhals as nw
 
     frame = to_narwhals(data)
@@ -102,29 +108,16 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
                 nw.col(pred_col).cast(nw.Float64()).alias(_YP)]
     if weight_col is not None:
         columns.append(nw.col(weight_col).cast(nw.Float64()).alias(_W))
-    base = frame.select(*columns)
+    raw = frame.select(*columns)
     weight = nw.col(_W) if weight_col is not None else None
-    quantities = _quantities(nw)
-    shift = _shift(base)
-
-    # one GROUP BY over the sensitive columns: per combination the counts that check the
-    # columns and the shifted sums (the terms are columns first, so that every
-    # aggregation is elementary, as Dask asks)
-    terms, sums = [], [nw.len().alias(_N), nw.col(_YT).count().alias(_NT),
-                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias(_PMIN),
-                       nw.col(_YP).max().alias(_PMAX)]
-    if weight is not None:
-        terms += [(weight * weight).alias(_SW2)]
-        sums += [weight.sum().alias(_SW), nw.col(_SW2).sum(), weight.count().alias(_NW),
-                 weight.min().alias(_WMIN)]
-    for k, q in enumerate(quantities):
-        dev = q - shift[k]
-        terms += [(dev if weight is None else dev * weight).alias(_d(k)),
-                  (dev * dev if weight is None else dev * dev * weight).alias(_e(k))]
-        sums += [nw.col(_d(k)).sum(), nw.col(_e(k)).sum()]
-    cells = collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
-    table = {c: np.asarray(to_numpy(cells[c]), dtype=np.float64)
-             for c in cells.columns if c not in sensitive}
+    scale = _head_scale(raw)
+    for attempt in range(2):  # a second pass only when the first row's scale was far off
+        base, shift, cells, table = _sums(nw, raw, scale, sensitive, weight)
+        needed = _extremes_scale(table, scale.ref)
+        if needed is None or attempt or abs(np.log2(needed.first * needed.second)
+                                            - np.log2(scale.first * scale.second)) < 200:
+            break
+        scale = needed
     n = int(table[_N].sum())
     for name, column, count in (("y_true", true_col, table[_NT].sum()),
                                 ("y_pred", pred_col, table[_NP].sum())):
@@ -170,7 +163,56 @@ def frame_moments(data, *, y_true, y_pred, sensitive_features, sample_weight, in
     notes = [MSG_NO_DISTANCES]
     if passes < 0:
         notes.append(MSG_KS_UNRESOLVED)
-    return attributes, overall, weight is not None, names_given, notes
+    return attributes, overall, weight is not None, names_given, notes, scale
+
+
+def _head_scale(raw):
+    """The values' :class:`._engine.Scale` from the first row (no pass over the data)."""
+    row = collect(raw.head(1))
+    if row.shape[0] == 0:
+        return Scale()
+    first = [np.asarray(to_numpy(row[c]), dtype=np.float64) for c in (_YP, _YT)]
+    values = [v for v in first if np.isfinite(v).all()]
+    return Scale.of(*values) if values else Scale()
+
+
+def _extremes_scale(table, ref):
+    """The scale the pass's least and largest raw values ask for (None: not finite)."""
+    values = np.array([table[c] for c in _RAW], dtype=np.float64).ravel()
+    if not np.isfinite(values).all() or not np.isfinite(ref):
+        return None
+    return Scale.of(values, ref=ref)
+
+
+def _sums(nw, raw, scale, sensitive, weight):
+    """One GROUP BY over the sensitive columns of the values scaled by ``scale``: per
+    combination the counts that check the columns, the raw values' extremes and the
+    shifted sums (the terms are columns first, so that every aggregation is elementary,
+    as Dask asks). Returns ``(base, shift, cells, table)``."""
+    def scaled(column):  # Scale.down in the engine
+        return ((nw.col(column) / scale.first - scale.ref / scale.first) / scale.second)
+    base = raw.with_columns(nw.col(_YT).alias(_RT), nw.col(_YP).alias(_RP)).with_columns(
+        scaled(_RT).alias(_YT), scaled(_RP).alias(_YP))
+    shift = _shift(base)
+    terms, sums = [], [nw.len().alias(_N), nw.col(_YT).count().alias(_NT),
+                       nw.col(_YP).count().alias(_NP), nw.col(_YP).min().alias(_PMIN),
+                       nw.col(_YP).max().alias(_PMAX), nw.col(_RP).min().alias(_RAW[0]),
+                       nw.col(_RP).max().alias(_RAW[1]),
+                       nw.col(_RT).min().alias(_RAW[2]),
+                       nw.col(_RT).max().alias(_RAW[3])]
+    if weight is not None:
+        terms += [(weight * weight).alias(_SW2)]
+        sums += [weight.sum().alias(_SW), nw.col(_SW2).sum(), weight.count().alias(_NW),
+                 weight.min().alias(_WMIN)]
+    for k, q in enumerate(_quantities(nw)):
+        dev = q - shift[k]
+        terms += [(dev if weight is None else dev * weight).alias(_d(k)),
+                  (dev * dev if weight is None else dev * dev * weight).alias(_e(k))]
+        sums += [nw.col(_d(k)).sum(), nw.col(_e(k)).sum()]
+    cells = collect(base.with_columns(*terms).group_by(*sensitive).agg(*sums))
+    table = {c: np.asarray(to_numpy(cells[c]), dtype=np.float64)
+             for c in cells.columns if c not in sensitive}
+    return base, shift, cells, table
 
 
 def _shift(base):

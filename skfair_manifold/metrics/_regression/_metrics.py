@@ -22,10 +22,16 @@ import numpy as np
 from ...utils._docstring import Substitution
 from ...utils._sklearn_compat import Interval, StrOptions, validate_params
 from ...utils._typing import ArrayLike, SensitiveLike
-from ...utils._validation import check_sample_weight, encode_sensitive
+from ...utils._validation import MSG_NO_ROWS, check_sample_weight, encode_sensitive
 from .._common import UndefinedFairnessWarning
 from .._groups._engine import MIN_GROUP_SIZE
-from ._engine import distribution_gaps, group_moments, row_quantities
+from ._engine import (
+    Scale,
+    distribution_gaps,
+    group_moments,
+    row_quantities,
+    undefined_groups,
+)
 from ._inputs import continuous_column
 
 _LOSSES = {"absolute": 2, "squared": 3}  # positions in row_quantities
@@ -86,41 +92,82 @@ _DISTANCE_DOC = """
 
 def _per_attribute(y_true, y_pred, sensitive_features, sample_weight, quantity, *,
                    min_group_size, metric, need=2):
-    """``quantity(moments, codes, n_groups, weights, y_pred, compared)`` per attribute.
+    """``quantity(moments, codes, n_groups, weights, y_pred, scale, compared)`` per attribute.
 
-    ``compared``: the groups of at least ``min_group_size`` rows; an attribute with
-    fewer than ``need`` of them is nan, with a warning.
+    The moments are of the values scaled by ``scale`` (``_engine.Scale``), as is
+    ``y_pred``, their means of the compared groups only: those of at least
+    ``min_group_size`` rows and some weight (as the report compares). An attribute
+    with fewer than ``need`` of them is nan, with a warning.
     """
     y_true = continuous_column(y_true, "y_true")
     y_pred = continuous_column(y_pred, "y_pred", y_true.shape[0])
+    if not y_true.shape[0]:
+        raise ValueError(MSG_NO_ROWS.format(name="y_true", what=metric))
     weights = check_sample_weight(sample_weight, y_true.shape[0])
     codes, names, groups = encode_sensitive(sensitive_features, y_true.shape[0])
-    values = row_quantities(y_true, y_pred)
+    scale = Scale.of(y_pred, y_true)
+    scaled_pred = scale.down(y_pred)
+    values = row_quantities(scale.down(y_true), scaled_pred)
     out = np.empty(len(codes))
-    for k, (code, labels) in enumerate(zip(codes, groups)):
+    for k, (code, name, labels) in enumerate(zip(codes, names, groups)):
         moments = group_moments(values, code, labels.shape[0], weights)
-        compared = moments["count"] >= min_group_size
+        for message in undefined_groups(name, labels, moments, intervals=False):
+            warnings.warn(f"{metric}: {message}", UndefinedFairnessWarning, stacklevel=4)
+        large = moments["count"] >= min_group_size
+        compared = large & (moments["weight"] > 0)
         if int(compared.sum()) < need:
-            warnings.warn(MSG_TOO_FEW_COMPARED.format(
-                metric=metric, attr=repr(names[k]), n=int(compared.sum()), size=min_group_size,
+            message = (MSG_TOO_FEW_COMPARED.format(
+                metric=metric, attr=repr(name), n=int(large.sum()), size=min_group_size,
                 counts=dict(zip(labels.tolist(), moments["count"].tolist())),
-                need=f"{need} group(s)"), UndefinedFairnessWarning, stacklevel=3)
+                need=f"{need} group(s)") if int(large.sum()) < need
+                else MSG_TOO_FEW.format(metric=metric, attr=name, need=need))
+            warnings.warn(message, UndefinedFairnessWarning, stacklevel=4)
             out[k] = np.nan
             continue
-        out[k] = quantity(moments, code, labels.shape[0], weights, y_pred, compared)
+        moments["mean"] = moments["mean"][:, compared]
+        out[k] = quantity(moments, code, labels.shape[0], weights, scaled_pred, scale,
+                          compared)
     return out
 
 
-def _spread(values, compared):
-    """Largest minus smallest of the compared groups' defined values (nan under 2)."""
-    kept = values[compared & np.isfinite(values)]
-    return float(np.ptp(kept)) if kept.shape[0] >= 2 else np.nan
+MSG_TOO_FEW = (
+    "{metric} is undefined for sensitive attribute {attr!r}: fewer than {need} group(s) have "
+    "rows of non-zero weight. Returning nan (policy: undefined values are nan, never a "
+    "sentinel)."
+)
 
 
-def _worst(values, compared):
-    """The largest of the compared groups' defined values (nan when none is)."""
-    kept = values[compared & np.isfinite(values)]
-    return float(np.max(kept)) if kept.shape[0] else np.nan
+def _spread(scale, q, values):
+    """The largest minus the smallest group mean of quantity ``q`` in the decision's units
+    (a mean squared error as it is: the square of the scale's unit)."""
+    if q != 3:
+        return float(np.ptp(scale.up(values, shift=False)))
+    return _squared(scale, float(np.ptp(values)))
+
+
+def _squared(scale, value):
+    """A mean of scaled squares in the squared units, or an error where it leaves float64."""
+    unit = np.float64(scale.first) * np.float64(scale.second)
+    with np.errstate(over="ignore", under="ignore"):
+        out = float(np.float64(value) * unit * unit)
+    if value > 0 and not (np.isfinite(out) and out >= np.finfo(np.float64).tiny):
+        raise ValueError(MSG_SQUARED_RANGE.format(value=np.sqrt(value) * scale.first
+                                                  * scale.second))
+    return out
+
+
+MSG_SQUARED_RANGE = (
+    "the mean squared errors are squares of amounts about {value:.3g}, outside the range of "
+    "a float64 (1e-308 to 1e308); pass loss='absolute' (in the units of y), or divide y_true "
+    "and y_pred by a power of ten first."
+)
+
+
+def _largest(scale, q, values):
+    """The largest group mean of quantity ``q`` in the decision's units (see ``_spread``)."""
+    if q != 3:
+        return float(np.max(scale.up(values, shift=False)))
+    return _squared(scale, float(np.max(values)))
 
 
 def _aggregate(values, aggregate):
@@ -163,7 +210,7 @@ def mean_prediction_difference(
     """
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _spread(m["mean"][0], rest[-1]), min_group_size=min_group_size,
+        lambda m, *rest: _spread(rest[-2], 0, m["mean"][0]), min_group_size=min_group_size,
         metric="mean_prediction_difference"), aggregate)
 
 
@@ -199,7 +246,7 @@ def error_difference(
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _spread(m["mean"][q], rest[-1]), min_group_size=min_group_size,
+        lambda m, *rest: _spread(rest[-2], q, m["mean"][q]), min_group_size=min_group_size,
         metric="error_difference"), aggregate)
 
 
@@ -235,7 +282,7 @@ def bounded_group_loss(
     q = _LOSSES[loss]
     return _aggregate(_per_attribute(
         y_true, y_pred, sensitive_features, sample_weight,
-        lambda m, *rest: _worst(m["mean"][q], rest[-1]), min_group_size=min_group_size,
+        lambda m, *rest: _largest(rest[-2], q, m["mean"][q]), min_group_size=min_group_size,
         metric="bounded_group_loss", need=1), aggregate)
 
 
@@ -277,9 +324,10 @@ def distribution_distance(
     """
     pick = 0 if distance == "ks" else 1
 
-    def largest(m, code, n_groups, weights, y_pred, compared):
-        return _worst(distribution_gaps(y_pred, code, n_groups, compared, weights)[pick],
-                      compared)
+    def largest(m, code, n_groups, weights, y_pred, scale, compared):
+        dist = distribution_gaps(y_pred, code, n_groups, compared, weights)[pick]
+        return float(np.nanmax(dist)) if pick == 0 else \
+            float(scale.up(np.nanmax(dist), shift=False))
 
     return _aggregate(_per_attribute(y_true, y_pred, sensitive_features, sample_weight,
                                      largest, min_group_size=min_group_size,

@@ -7,6 +7,7 @@ number, this module checks the inputs once and lays the tables out.
 """
 
 import datetime
+import warnings as _warnings
 
 import numpy as np
 from sklearn.utils import Bunch
@@ -14,21 +15,24 @@ from sklearn.utils import Bunch
 from ... import __version__
 from ..._html import render_regression_report
 from ...utils._validation import check_sample_weight
+from .._common import UndefinedFairnessWarning
 from .._frames import refuse_rows
 from .._regression._engine import (
     QUANTITIES,
+    Scale,
     distribution_gaps,
     gap_of,
     group_moments,
     mean_intervals,
-    rmse_bounds,
     row_groups,
     row_quantities,
+    undefined_groups,
 )
 from .._regression._frames import frame_moments
 from .._regression._inputs import continuous_column, loss_values
 from ...utils._summary_row import summary_label
 from ._object import _plain_values, long_rows
+from ._regression_words import regression_headline
 from ._rows import _column_name
 
 __all__ = ["RegressionReport"]
@@ -166,20 +170,26 @@ def regression_report(y_true, y_pred, *, sensitive_features, sample_weight, inte
     n = y_true.shape[0]
     weights = check_sample_weight(sample_weight, n)
     codes, names, groups = row_groups(sensitive_features, n, intersect=intersect)
-    values = row_quantities(y_true, y_pred)
+    scale = Scale.of(y_pred, y_true)  # the sums of scaled values (the engine's "Scale")
+    scaled_pred = scale.down(y_pred)
+    values = row_quantities(scale.down(y_true), scaled_pred)
+    loss_scale = None
     if loss is not None:
-        values = values + (loss_values(loss, y_true, y_pred),)
+        losses = loss_values(loss, y_true, y_pred)
+        loss_scale = Scale.of(losses)
+        values = values + (loss_scale.down(losses),)
     overall = group_moments(values, np.zeros(n, dtype=np.intp), 1, weights)
     attributes = []
     for code, attr, labels in zip(codes, names, groups):
         moments = group_moments(values, code, labels.shape[0], weights)
-        compared = moments["count"] >= min_group_size
-        distances = distribution_gaps(y_pred, code, labels.shape[0], compared, weights)
-        attributes.append((attr, labels, moments, distances))
+        compared = (moments["count"] >= min_group_size) & (moments["weight"] > 0)
+        ks, wasserstein = distribution_gaps(scaled_pred, code, labels.shape[0], compared,
+                                            weights)
+        attributes.append((attr, labels, moments, (ks, scale.up(wasserstein, shift=False))))
     return tabulate(attributes, overall, weighted=weights is not None, intersect=intersect,
                     min_group_size=min_group_size, confidence=confidence,
                     favourable=favourable, target_type_source=target_type_source,
-                    names_given=names_given, loss=loss)
+                    names_given=names_given, loss=loss, scale=scale, loss_scale=loss_scale)
 
 
 def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight, X,
@@ -210,17 +220,18 @@ def continuous_report(y_true, y_pred, *, sensitive_features, data, sample_weight
         refuse_rows(data, what="HFM (X=)", argument="X")
     if estimator is not None:
         refuse_rows(data, what="the discriminative risk (estimator=)", argument="estimator")
-    attributes, overall, weighted, names_given, notes = frame_moments(
+    attributes, overall, weighted, names_given, notes, scale = frame_moments(
         data, y_true=y_true, y_pred=y_pred, sensitive_features=sensitive_features,
         sample_weight=sample_weight, intersect=intersect, min_group_size=min_group_size)
     return tabulate(attributes, overall, weighted=weighted, intersect=intersect,
                     min_group_size=min_group_size, confidence=confidence,
                     favourable=favourable, target_type_source=source,
-                    names_given=names_given, warnings=notes)
+                    names_given=names_given, warnings=notes, scale=scale)
 
 
 def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confidence,
-             favourable, target_type_source, names_given, warnings=(), loss=None):
+             favourable, target_type_source, names_given, warnings=(), loss=None,
+             scale=None, loss_scale=None):
     """The :class:`RegressionReport` of per-attribute moments, wherever they were summed.
 
     ``attributes``: ``(name, groups, moments, (ks, wasserstein))`` per attribute,
@@ -229,20 +240,26 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
     ``overall``: the moments of all rows as one group. With ``loss`` (the
     user's function), the moments hold its values last: the column
     ``mean_loss``, whose largest group mean is then the bounded group loss.
+    ``scale`` and ``loss_scale``: the :class:`._regression_engine.Scale` of the
+    values summed (the distances are in the decision's units already).
     """
     import pandas as pd
 
     columns = COLUMNS + (("mean_loss",) if loss is not None else ())
+    units = (Scale() if scale is None else scale, Scale() if loss_scale is None else loss_scale)
 
     rows, iv_rows, index, gap_rows, gap_iv = [], [], [], {}, {}
+    undefined = []  # warned as well as kept (the frame's notes are kept only)
     for attr, labels, moments, distances in attributes:
-        compared = moments["count"] >= min_group_size
+        undefined += undefined_groups(attr, labels, moments)
+        # a group of no weight has no mean: left out of the gaps, as a small one is
+        compared = (moments["count"] >= min_group_size) & (moments["weight"] > 0)
         n_compared = max(int(compared.sum()), 1)
         means, var, n_eff = moments["mean"], moments["var"], moments["n_eff"]
         low, high = mean_intervals(means, var, n_eff, confidence)
         s_low, s_high = mean_intervals(means, var, n_eff, confidence ** (1.0 / n_compared))
-        table = _columns(means, low, high, columns)
-        simultaneous = _columns(means, s_low, s_high, columns)
+        table = _columns(means, low, high, columns, units)
+        simultaneous = _columns(means, s_low, s_high, columns, units)
         for j, group in enumerate(labels.tolist()):
             index.append((attr, group))
             row = {"count": int(moments["count"][j])}
@@ -258,7 +275,7 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
     by_group = pd.DataFrame(rows, index=pd.MultiIndex.from_tuples(
         index, names=["attribute", "group"]))
     overall_table = _columns(overall["mean"], *mean_intervals(
-        overall["mean"], overall["var"], overall["n_eff"], confidence), columns)
+        overall["mean"], overall["var"], overall["n_eff"], confidence), columns, units)
     n = int(overall["count"][0])
     overall_row = pd.Series({"count": n, **({"weight": float(overall["weight"][0])}
                                            if weighted else {}),
@@ -284,22 +301,27 @@ def tabulate(attributes, overall, *, weighted, intersect, min_group_size, confid
         by_group=by_group, overall=overall_row, gaps=gaps,
         intervals=Bunch(by_group=pd.DataFrame(iv_rows, index=by_group.index), gaps=gaps_iv,
                         method="t", confidence=confidence),
-        options=options, warnings=list(warnings), provenance={})
+        options=options, warnings=list(dict.fromkeys([*warnings, *undefined])),
+        provenance={})
     report["headline"] = regression_headline(report)
+    for message in dict.fromkeys(undefined):
+        _warnings.warn(message, UndefinedFairnessWarning, stacklevel=4)
     return report
 
 
-def _columns(means, low, high, columns=COLUMNS):
-    """``{column: (value, low, high)}`` per group, the root taken for the RMSE; the rows of
+def _columns(means, low, high, columns=COLUMNS, units=(Scale(), Scale())):
+    """``{column: (value, low, high)}`` per group in the decision's units (``units``: the
+    scales of the quantities and of the loss), the root taken for the RMSE; the rows of
     ``means`` are :data:`QUANTITIES`, then ``mean_loss`` when ``columns`` ends with it."""
     out = {}
     names = QUANTITIES + (("mean_loss",) if columns[-1] == "mean_loss" else ())
+    scale, loss_scale = units
     for q, name in enumerate(names):
-        if name == "mean_squared_error":
-            root_low, root_high = rmse_bounds(low[q], high[q])
-            out["root_mean_squared_error"] = (np.sqrt(means[q]), root_low, root_high)
-        else:
-            out[name] = (means[q], low[q], high[q])
+        if name == "mean_loss":
+            out[name] = tuple(loss_scale.up(v[q]) for v in (means, low, high))
+            continue
+        name = "root_mean_squared_error" if name == "mean_squared_error" else name
+        out[name] = tuple(scale.quantity(q, v[q]) for v in (means, low, high))
     return out
 
 
@@ -332,44 +354,6 @@ def _gaps(simultaneous, labels, compared, moments, distances, columns=COLUMNS):
     row["groups_left_out"] = int((~compared).sum())
     row["rows_left_out"] = int(moments["count"][~compared].sum())
     return row, row_iv
-
-
-def _num(value):
-    """A number for a sentence: thousands separated, four significant digits below."""
-    if not np.isfinite(value):
-        return "undefined"
-    if abs(value) >= 1e4:
-        return f"{value:,.0f}"
-    return f"{value:.4g}"
-
-
-def regression_headline(report):
-    """One sentence per attribute: the worst-off group's mean prediction, and the largest error."""
-    sentences = []
-    higher = report.options["favourable"] == "higher"
-    loss = ("mean absolute error" if report.options.get("loss") is None
-            else f"mean loss ({report.options['loss']})")
-    level = f"{100 * report.options['confidence']:g}%"
-    for attr, row in report.gaps.iterrows():
-        if row["groups_compared"] < 2:
-            sentences.append(f"{attr}: fewer than 2 groups of at least "
-                             f"{report.options['min_group_size']} rows; nothing compared.")
-            continue
-        worst = row["mean_prediction_group_low" if higher else "mean_prediction_group_high"]
-        best = row["mean_prediction_group_high" if higher else "mean_prediction_group_low"]
-        by = report.by_group
-        iv = report.intervals.gaps.loc[attr]
-        sentences.append(
-            f"{attr}: group {worst!s} has the {'lowest' if higher else 'highest'} mean "
-            f"prediction, {_num(by.loc[(attr, worst), 'mean_prediction'])} against "
-            f"{_num(by.loc[(attr, best), 'mean_prediction'])} for group {best!s} (difference "
-            f"{_num(row['mean_prediction_difference'])}, {level} interval "
-            f"[{_num(iv['mean_prediction_difference_low'])}, "
-            f"{_num(iv['mean_prediction_difference_high'])}]; in the true values "
-            f"{_num(row['mean_target_difference'])}); {'higher' if higher else 'lower'} "
-            f"predictions are taken as favourable. The largest {loss} is group "
-            f"{row['bounded_group_loss_group']!s}'s, {_num(row['bounded_group_loss'])}.")
-    return sentences
 
 
 MSG_CONTINUOUS_OPTION = (

@@ -26,6 +26,21 @@ MSG_LOSS_BINARY = (
     "class labels leave loss out (the rates are the binary report's)."
 )
 
+MSG_Y_SCORE_CONTINUOUS = (
+    "y_score= is the binary report's (the AUC and calibration of scores of the favourable "
+    "class); the target was read as a quantity ({source}), whose report compares the groups' "
+    "mean predictions and errors. Leave y_score out, or, for class labels with scores, pass "
+    "target_type='binary' with the predicted classes as y_pred."
+)
+
+MSG_FAVOURABLE_BINARY = (
+    "favourable={favourable!r} is the continuous report's (whether a higher or a lower "
+    "prediction of a quantity favours a person); the target was read as class labels "
+    "({source}), whose favourable outcome is a class: pass pos_label=<the favourable class> "
+    "(for 0/1 labels where 0 is favourable, pos_label=0) and leave favourable out, or pass "
+    "target_type='continuous' for a quantity."
+)
+
 
 def read_inputs(y_true, y_pred, *, sensitive_features, data, X, estimator, pos_label,
                 sample_weight, intersect, min_group_size, n_boot, confidence, random_state,
@@ -60,6 +75,8 @@ def read_inputs(y_true, y_pred, *, sensitive_features, data, X, estimator, pos_l
         kind, source = (("continuous", "target_type='continuous'") if lazy
                         else resolve_target_type(target_type, y_true, y_pred))
         if kind == "continuous":
+            if y_score is not None:
+                raise ValueError(MSG_Y_SCORE_CONTINUOUS.format(source=source))
             return continuous_report(
                 y_true, y_pred, sensitive_features=sensitive_features, data=data if lazy
                 else None, sample_weight=sample_weight, X=X, estimator=estimator,
@@ -68,8 +85,12 @@ def read_inputs(y_true, y_pred, *, sensitive_features, data, X, estimator, pos_l
                 source=source, names_given=columns, loss=loss)
         if loss is not None:
             raise ValueError(MSG_LOSS_BINARY.format(source=source))
+    else:
+        source = "class labels on a lazy frame"
     if loss is not None:  # a lazy frame read as binary (target_type="auto")
-        raise ValueError(MSG_LOSS_BINARY.format(source="class labels on a lazy frame"))
+        raise ValueError(MSG_LOSS_BINARY.format(source=source))
+    if favourable != "higher":
+        raise ValueError(MSG_FAVOURABLE_BINARY.format(favourable=favourable, source=source))
     if lazy:
         if X is not None:
             refuse_rows(data, what="HFM (X=)", argument="X")

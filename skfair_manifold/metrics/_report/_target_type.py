@@ -1,5 +1,7 @@
 """Which report a pair of columns gets, class labels or a quantity: said, never guessed."""
 
+import numpy as np
+
 from ...utils._validation import column_1d
 
 
@@ -9,6 +11,14 @@ MSG_MIXED_TARGET = (
     "classes as y_pred and the scores as y_score= (their AUC and calibration by group), or "
     "threshold them (for example y_pred >= 0.5); to compare the groups' means of two "
     "quantities, pass target_type='continuous'."
+)
+
+MSG_CONSTANT_TARGET = (
+    "{name} holds a single value ({value!r}) and {other} holds quantities (numbers that are "
+    "not all integers): a constant is read neither as classes nor as a quantity for you. "
+    "For a constant prediction of a quantity pass target_type='continuous' (the groups' "
+    "means and errors); for one class pass target_type='binary' with pos_label=<the "
+    "favourable class>."
 )
 
 
@@ -26,16 +36,26 @@ def resolve_target_type(target_type, y_true, y_pred):
         return "continuous", "target_type='continuous'"
     from sklearn.utils.multiclass import type_of_target
 
-    kinds = []
+    kinds, single = [], []
     for y in (y_true, y_pred):
         try:
-            kinds.append(type_of_target(column_1d(y, "y")))
+            column = column_1d(y, "y")
+            kinds.append(type_of_target(column))
+            values = np.unique(column) if column.dtype.kind in "biuf" else ()
+            single.append(values[0] if len(values) == 1 else None)
         except (TypeError, ValueError):
             kinds.append("unknown")
+            single.append(None)
     true_kind, pred_kind = kinds
     if "continuous" not in kinds:
         return "binary", "detected: class labels"
     if "binary" in kinds:
+        for name, kind, value in (("y_pred", pred_kind, single[1]),
+                                  ("y_true", true_kind, single[0])):
+            if kind == "binary" and value is not None:  # one value: not two classes
+                raise ValueError(MSG_CONSTANT_TARGET.format(
+                    name=name, value=value.item(),
+                    other="y_true" if name == "y_pred" else "y_pred"))
         raise ValueError(MSG_MIXED_TARGET.format(
             true_kind=_kind_text(true_kind), pred_kind=_kind_text(pred_kind)))
     return "continuous", "detected: y_true and y_pred hold quantities, not classes"

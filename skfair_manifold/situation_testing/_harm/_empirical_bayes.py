@@ -8,7 +8,9 @@ favoured for being protected) puts ``pi1 >= pi2``. The prior over the
 situations is estimated from every candidate at once, without a shape: the
 nonparametric maximum-likelihood mixing distribution (Kiefer and Wolfowitz
 1956; Koenker and Mizera 2014) on a grid of the triangle ``pi1 >= pi2``
-(30 values a side, 465 points), fitted by the EM algorithm. A person's
+(30 values a side, 465 points; an observation of so many testers that its
+likelihood is narrower than the grid's step adds its own point), fitted by
+the EM algorithm. A person's
 posterior over the grid then gives
 
 - ``pn``: the posterior mean of the probability of necessity ``(pi1 -
@@ -36,6 +38,11 @@ import numpy as np
 
 #: grid values of each rate
 RATE_GRID = 30
+#: distinct observations whose likelihood is narrower than the grid's step (many
+#: testers: a large cell) add their own point to the support, at most this many (the
+#: most shared first): on the grid alone one situation of 2,000 testers a side at 0.5
+#: and 0.3 got pn 0.244 for 0.286
+SHARP_POINTS = 200
 #: grid points of a gap in the decision's units
 GAP_GRID = 200
 #: EM steps at most (SQUAREM cycles of three), and the relative gain of the log-likelihood
@@ -117,6 +124,25 @@ def _distinct(*columns):
     return values, inverse.ravel(), counts.astype(np.float64)
 
 
+def _support(u1, un1, u2, un2, counts):
+    """The grid of the triangle, and the points of the observations whose likelihood is
+    narrower than its step (see :data:`SHARP_POINTS`), put on the triangle (``u1 < u2``:
+    both at their pooled rate) and inside ``(0, 1)``."""
+    p1, p2 = _triangle()
+    sd = np.sqrt(np.minimum(np.maximum(u1 * (1 - u1), 0.25 / un1) / un1,
+                            np.maximum(u2 * (1 - u2), 0.25 / un2) / un2))
+    sharp = np.flatnonzero(sd < 1.0 / RATE_GRID)
+    if sharp.shape[0] == 0:
+        return p1, p2
+    sharp = sharp[np.argsort(-counts[sharp], kind="stable")[:SHARP_POINTS]]
+    x1, x2, m1, m2 = u1[sharp], u2[sharp], un1[sharp], un2[sharp]
+    pooled = (x1 * m1 + x2 * m2) / (m1 + m2)
+    x1, x2 = np.where(x1 >= x2, x1, pooled), np.where(x1 >= x2, x2, pooled)
+    edge = 0.1 / (RATE_GRID * 400)
+    extra = np.unique(np.clip(np.column_stack([x1, x2]), edge, 1 - edge), axis=0)
+    return np.concatenate([p1, extra[:, 0]]), np.concatenate([p2, extra[:, 1]])
+
+
 def binary_likelihood(a1, n1, a2, n2):
     """The distinct observations on the lattice and their likelihood on the grid:
     ``(inverse, counts, likelihood (U, S), pi1 (S,), pi2 (S,))``."""
@@ -125,7 +151,7 @@ def binary_likelihood(a1, n1, a2, n2):
                                         np.round(r2 * 400) / 400, np.round(np.log(n2) * 50))
     u1, un1 = values[:, 0], np.exp(values[:, 1] / 50)
     u2, un2 = values[:, 2], np.exp(values[:, 3] / 50)
-    p1, p2 = _triangle()
+    p1, p2 = _support(u1, un1, u2, un2, counts)
     log_l = (np.outer(u1 * un1, np.log(p1)) + np.outer((1 - u1) * un1, np.log1p(-p1))
              + np.outer(u2 * un2, np.log(p2)) + np.outer((1 - u2) * un2, np.log1p(-p2)))
     return inverse, counts, np.exp(log_l - log_l.max(axis=1, keepdims=True)), p1, p2
@@ -164,11 +190,12 @@ def amount_harm(gap, se, *, confidence):
     ok = np.isfinite(gap) & np.isfinite(se) & (se > 0)
     if not ok.any():
         return out
-    d, s = gap[ok], se[ok]
-    scale = float(np.median(s))
-    values, inverse, counts = _distinct(np.round(d / scale * 100), np.round(np.log(s) * 50))
-    ud, us = values[:, 0] * scale / 100, np.exp(values[:, 1] / 50)
-    top = max(float(np.max(ud + 4 * us)), 4 * scale)
+    # in units of the median standard error: the same posterior at any magnitude
+    scale = float(np.median(se[ok]))
+    d, s = gap[ok] / scale, se[ok] / scale
+    values, inverse, counts = _distinct(np.round(d * 100), np.round(np.log(s) * 50))
+    ud, us = values[:, 0] / 100, np.exp(values[:, 1] / 50)
+    top = max(float(np.max(ud + 4 * us)), 4.0)
     grid = np.linspace(0.0, top, GAP_GRID)
     z = (ud[:, None] - grid[None, :]) / us[:, None]
     log_l = -0.5 * z * z
@@ -177,8 +204,12 @@ def amount_harm(gap, se, *, confidence):
     mean = post @ grid
     a = 1.0 - confidence
     rows = np.flatnonzero(ok)
-    out["shortfall"][rows] = mean[inverse]
-    out["shortfall_var"][rows] = np.maximum(post @ grid ** 2 - mean ** 2, 0.0)[inverse]
-    out["shortfall_low"][rows] = np.minimum(_quantile(post, grid, a / 2), mean)[inverse]
-    out["shortfall_high"][rows] = np.maximum(_quantile(post, grid, 1 - a / 2), mean)[inverse]
+    with np.errstate(over="ignore", under="ignore"):  # the variance in squared units
+        out["shortfall"][rows] = mean[inverse] * scale
+        out["shortfall_var"][rows] = np.maximum(post @ grid ** 2 - mean ** 2, 0.0)[inverse] \
+            * scale * scale
+        out["shortfall_low"][rows] = np.minimum(_quantile(post, grid, a / 2),
+                                                mean)[inverse] * scale
+        out["shortfall_high"][rows] = np.maximum(_quantile(post, grid, 1 - a / 2),
+                                                 mean)[inverse] * scale
     return out

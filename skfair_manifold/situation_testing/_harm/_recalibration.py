@@ -26,6 +26,9 @@ import numpy as np
 #: rows of each side the calibration reads at most (spread evenly over the rows)
 CALIBRATION_ROWS = 20000
 
+#: the logistic fit's penalty toward the identity map (in observations' weight)
+RIDGE = 1.0
+
 #: Newton steps of the logistic fit
 NEWTON_STEPS = 50
 
@@ -37,22 +40,29 @@ def smoothed(rate, n):
 
 def logistic_calibration(rate, n, outcome):
     """``(a, b)`` of ``logit P(outcome) = a + b logit(smoothed rate)`` by Newton's method;
-    ``(0, 1)`` (no change) when the rows are too few or do not vary."""
+    ``(0, 1)`` (no change) when the rows are too few or do not vary; ``b`` at least 0 (a
+    higher rate never means a lower chance: where the fit decreases, the flat map)."""
     x = np.log(smoothed(rate, n) / (1.0 - smoothed(rate, n)))
     y = np.asarray(outcome, dtype=np.float64)
     if x.shape[0] < 20 or y.min() == y.max() or np.ptp(x) < 1e-9:
         return 0.0, 1.0
     X = np.column_stack([np.ones_like(x), x])
-    theta = np.array([0.0, 1.0])
+    identity = np.array([0.0, 1.0])
+    theta = identity.copy()
     for _ in range(NEWTON_STEPS):
-        z = X @ theta
+        z = np.clip(X @ theta, -35.0, 35.0)
         p = 1.0 / (1.0 + np.exp(-z))
         W = p * (1.0 - p)
-        hessian = X.T @ (X * W[:, None]) + 1e-9 * np.eye(2)
-        step = np.linalg.solve(hessian, X.T @ (y - p))
+        # a penalty of one observation's weight toward the identity keeps the fit finite
+        # where the rows separate (a small audit whose accepted all have higher rates)
+        hessian = X.T @ (X * W[:, None]) + RIDGE * np.eye(2)
+        step = np.linalg.solve(hessian, X.T @ (y - p) - RIDGE * (theta - identity))
         theta = theta + step
         if np.abs(step).max() < 1e-10:
             break
+    if theta[1] < 0:  # a map that decreases: the best increasing one is flat
+        mean = float(np.clip(y.mean(), 1e-9, 1 - 1e-9))
+        return float(np.log(mean / (1.0 - mean))), 0.0
     return float(theta[0]), float(theta[1])
 
 
@@ -69,14 +79,20 @@ def recalibrated_rates(rate, n, params):
 
 def linear_calibration(mean, outcome):
     """``(a, b)`` of the least-squares line of the own amount on the testers' mean;
-    ``(0, 1)`` when the rows are too few or the means do not vary."""
+    ``(0, 1)`` when the rows are too few or the means do not vary; ``b`` at least 0.
+    The sums are of the amounts divided by the largest (a power of two), so that amounts
+    of any magnitude (1e-300 to 1e300) give the line of the amounts of scale 1, ``a`` in
+    their units."""
     x = np.asarray(mean, dtype=np.float64)
     y = np.asarray(outcome, dtype=np.float64)
-    if x.shape[0] < 20 or np.ptp(x) <= 1e-12 * max(1.0, np.abs(x).max()):
+    if x.shape[0] < 20 or np.ptp(x) <= 1e-12 * np.abs(x).max():
         return 0.0, 1.0
+    top = max(float(np.abs(x).max()), float(np.abs(y).max()))
+    unit = 2.0 ** np.frexp(top)[1]  # exact: a power of two
+    x, y = x / unit, y / unit
     xc = x - x.mean()
-    b = float(np.dot(xc, y - y.mean()) / np.dot(xc, xc))
-    return float(y.mean() - b * x.mean()), b
+    b = max(float(np.dot(xc, y - y.mean()) / np.dot(xc, xc)), 0.0)  # never decreasing
+    return float(y.mean() - b * x.mean()) * unit, b
 
 
 def calibration_rows(mask):

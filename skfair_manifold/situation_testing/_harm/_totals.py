@@ -114,7 +114,9 @@ def harm_table(columns, candidate, *, continuous, design, groups, confidence):
                           _variance(point[inside], var[inside], inside.sum(), continuous)))
     total_var = _variance(point, var, design, continuous)
     if groups is not None:  # the situations are independent: their variances add
-        total_var = sum(v for *_, v in parts) if parts else 0.0
+        # (no attribute to match on: one situation, every candidate's testers the same)
+        total_var = sum(v for *_, v in parts) if parts else \
+            _variance(point, var, point.shape[0], continuous)
     out = []
     for s, inside, value, unshrunk, v in parts + [
             (TOTAL, np.ones_like(point, bool), point.sum(), own.sum(), total_var)]:

@@ -72,6 +72,12 @@ MSG_LAZY_Y = (
     "with a lazy frame X, y must be the name of its decision column (a str); got {type}."
 )
 
+MSG_LAZY_EMPTY = (
+    "X (a lazy frame) has no rows: the audit's testers are drawn from the fitted records, "
+    "and there are none. Check the frame's filter or source (a query that selects nothing, "
+    "an empty file)."
+)
+
 MSG_LAZY_METHOD = (
     "method={method!r} needs the rows in memory; on a lazy frame ({type}) only method='cbn' "
     "runs (its testers are counts per cell of Q, one GROUP BY in the frame's engine). "
@@ -214,6 +220,8 @@ def fit_frame(settings, X, y, *, fit_sample):
     columns = [c for c in features if c in q or c == protected]
     values, counts = _cells(frame, columns, y)
     n_rows = int(counts.sum())
+    if n_rows == 0:
+        raise ValueError(MSG_LAZY_EMPTY)
 
     # the cells' columns as a small pandas frame, encoded as the in-memory auditor encodes
     cells = _as_pandas(values, columns)
@@ -278,6 +286,8 @@ def _learned_graph(settings, frame, y, fit_sample):
     """The decision's parents learned in memory on a sample of the frame (see fit_frame),
     and the structure search's record."""
     sample = _sample(frame, STRUCTURE_SAMPLE, settings.random_state)
+    if not len(sample):
+        raise ValueError(MSG_LAZY_EMPTY)
     X = sample.drop(columns=[y])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # the fit on the frame warns itself

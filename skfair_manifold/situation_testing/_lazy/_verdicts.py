@@ -27,8 +27,9 @@ def frame_audit(auditor):
     return fitted, auditor._call_settings()
 
 
-def _verdicts(fitted, settings, X, y):
-    """The candidate cells of ``X`` with their rates and flags (pandas), and the values."""
+def _verdicts(fitted, settings, X, y, *, gaps=True):
+    """The candidate cells of ``X`` with their rates and flags (pandas), and the values;
+    ``gaps``: with each cell's smallest detectable gap (``flag`` does not ask for it)."""
     import pandas as pd
 
     frame_fit = fitted.frame
@@ -64,9 +65,10 @@ def _verdicts(fitted, settings, X, y):
         table[name] = out[:, j]
     table["q_value"] = q_value
     table["flagged"] = mask
-    table["detectable_gap"] = detectable_gaps_of(
-        settings, out, n_eff, n_candidates=int(counts[idx].sum()),
-        n_flagged=int(counts[idx][mask].sum()), cutoff=cutoff)
+    if gaps:
+        table["detectable_gap"] = detectable_gaps_of(
+            settings, out, n_eff, n_candidates=int(counts[idx].sum()),
+            n_flagged=int(counts[idx][mask].sum()), cutoff=cutoff)
     # the engine's GROUP BY returns its cells in any order (DuckDB's is parallel):
     # the table is sorted by the cell's values, the same on every engine and run
     return table.sort_values([*frame_fit.columns, y], kind="stable").reset_index(drop=True)
@@ -124,7 +126,7 @@ def flag_frame(fitted, settings, X, y):
     """``flag`` on a lazy frame: ``X`` in its engine with a boolean column ``flagged``."""
     import narwhals as nw
 
-    table = _verdicts(fitted, settings, X, y)
+    table = _verdicts(fitted, settings, X, y, gaps=False)  # the flags only
     keys = [*fitted.frame.columns, y]
     flagged = table.loc[table["flagged"], keys]
     terms = [nw.all_horizontal(*[nw.col(c) == python_value(v) for c, v in zip(keys, row)],

@@ -66,8 +66,10 @@ CAUSAL_EFFECTS = tuple(CAUSAL_EFFECT_NOTES)
 
 MSG_TOO_MANY_PROFILES = (
     "CBN-DD would need a table of {cells:,} causal effects ({profiles:,} distinct profiles of "
-    "Q = {q} times {values:,} attribute values); give fewer or coarser parents: declare a "
-    "many-valued numeric column interval (it is then binned), or pass a graph."
+    "Q = {q} times {values:,} attribute values; column {most!r} has {most_values:,} of "
+    "them); give fewer or coarser parents: leave that column out of the graph's parents of "
+    "the decision (or out of X), group its values into fewer, or declare a many-valued "
+    "numeric column interval (it is then binned)."
 )
 
 
@@ -97,11 +99,18 @@ class CBNSelector(CBNSelection):
         aggregated where the data lives, ``_lazy``); None: one each. Only
         the subgroups' counts depend on it, so rates and distances are those
         of the expanded rows (sums of whole numbers, exact in float64).
+    unit : float, default=1.0
+        A power of two: ``positive`` are amounts divided by it (a continuous
+        decision, shifted and scaled to about [-1, 1] so that no sum
+        overflows or underflows at any magnitude); distances and effects are
+        given back times ``unit``, in the decision's units, after the
+        rounding that makes ties exact (relative to the decisions' spread).
     """
 
     def __init__(self, Qv, unit_of_row, group, positive, nominal, ranges, smoothing,
-                 q_names=None, causal_effect="max_over_groups", count=None):
+                 q_names=None, causal_effect="max_over_groups", count=None, unit=1.0):
         n, nq = Qv.shape
+        self.unit = float(unit)
         self.causal_effect = causal_effect
         self.nominal = nominal
         self.ranges = np.where(ranges > 0, ranges, 1.0)
@@ -160,9 +169,12 @@ class CBNSelector(CBNSelection):
         # (computed per block of queries by ``distances``) must stay a bounded table.
         cells = L * sum(d.shape[0] for d in self.domains)
         if cells > _MAX_MIXTURE_CELLS:
+            most = int(np.argmax([d.shape[0] for d in self.domains]))
             raise ValueError(MSG_TOO_MANY_PROFILES.format(
                 cells=cells, profiles=L, q=q_names if q_names is not None else nq,
-                values=sum(d.shape[0] for d in self.domains)))
+                values=sum(d.shape[0] for d in self.domains),
+                most=q_names[most] if q_names is not None else most,
+                most_values=self.domains[most].shape[0]))
 
     def rows_of(self, sub, side):
         """Fitted rows of subgroup ``sub`` on ``side`` (0: S+, 1: S-), lowest first."""
@@ -235,7 +247,7 @@ class CBNSelector(CBNSelection):
         """
         q = np.asarray(q, dtype=np.float64)[None, :]
         a_q = self.p_pos(q)
-        return [(a_q[0] - Ak[0]) @ self.p_c for Ak in self._changed_rates(q)]
+        return [(a_q[0] - Ak[0]) @ self.p_c * self.unit for Ak in self._changed_rates(q)]
 
     def distances(self, V):
         """Eq. 5 from each profile row of ``V`` to every subgroup: shape (m, L)."""
@@ -251,8 +263,7 @@ class CBNSelector(CBNSelection):
                     vd = np.abs(V[:, k, None] - dom[None, :]) / self.ranges[k]
                 parts.append(self._effect(a_q, A[k]) * vd)
             T = np.hstack(parts) if parts else np.zeros((V.shape[0], 0))
-            D = T @ self._onehot_T
-            return np.round(D, _DECIMALS, out=D)
+            return self._rounded(T @ self._onehot_T)
         prof_idx = self._codes(self.profiles)
         D = np.zeros((V.shape[0], self.profiles.shape[0]))
         for k in range(V.shape[1]):
@@ -262,7 +273,12 @@ class CBNSelector(CBNSelection):
             else:
                 vd = np.abs(V[:, k, None] - self.profiles[None, :, k]) / self.ranges[k]
             D += ce * vd
-        return np.round(D, _DECIMALS, out=D)
+        return self._rounded(D)
+
+    def _rounded(self, D):
+        """Distances rounded (equal ones made exactly equal) and in the decision's units."""
+        D = np.round(D, _DECIMALS, out=D)
+        return D if self.unit == 1.0 else np.multiply(D, self.unit, out=D)
 
     def pair_distances(self, V, W):
         """Eq. 5 between each row of ``V`` (targets) and each row of ``W``: (m, n).
@@ -281,4 +297,4 @@ class CBNSelector(CBNSelection):
             else:
                 vd = np.abs(V[:, k, None] - W[None, :, k]) / self.ranges[k]
             D += ce * vd
-        return np.round(D, _DECIMALS, out=D)
+        return self._rounded(D)

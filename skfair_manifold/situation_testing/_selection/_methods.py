@@ -39,6 +39,7 @@ import numpy as np
 from .._constants import NEAR_DISTANCE
 from .._records import IDENTIFIER_SHARE
 from ._auto_k import auto_caliper
+from ._cardinality import check_knn_index, check_search_levels
 from ._cbn import CBNSelector
 from ._knn import KNNSelector
 from ._parent_search import local_parent_search, pc_parents, search_inputs
@@ -89,6 +90,14 @@ class FitData:
         The positive decision of each fitted row (bool), or the decision
         itself (float) when it is continuous: the selectors' sums are linear
         in it.
+    decision_unit : float
+        1 for a yes/no decision; for an amount, the power of two its
+        shifted values are divided by in ``scaled`` (CBN-DD's sums are of
+        those, its distances given back in the decision's units).
+    scaled : ndarray of shape (n,) or None
+        An amount's values shifted and divided by ``decision_unit``
+        (``_stats._continuous.scaled_decisions``); None for a yes/no
+        decision.
     decision_codes : ndarray of shape (n,), dtype intp
         The decision as classes, for the structure search (a continuous
         one above its median or not).
@@ -101,9 +110,11 @@ class FitData:
     """
 
     def __init__(self, *, records, units, group, positive, columns, protected_index,
-                 decision_name, params, decision_codes=None):
+                 decision_name, params, decision_codes=None, scaled=None,
+                 decision_unit=1.0):
         self.records, self.units = records, units
         self.group, self.positive = group, positive
+        self.scaled, self.decision_unit = scaled, float(decision_unit)
         self.decision_codes = positive.astype(np.intp) if decision_codes is None \
             else decision_codes
         self.columns, self.protected_index = columns, protected_index
@@ -179,6 +190,7 @@ class KNNMethod(SelectorMethod):
                                     data.positive[first], records.nominal[q],
                                     records.ranges[q], units.rows,
                                     algorithm=data.params.get("algorithm", "auto"))
+        check_knn_index(self.selector, [data.columns[j] for j in q], Z.shape[0])
         self.graph, self.structure_info, self.protected_arc = None, {}, None
         self.bytes_per_pair = 16
 
@@ -212,7 +224,10 @@ class CBNMethod(SelectorMethod):
     def __init__(self, data):
         records = data.records
         self.records, self.columns = records, data.columns
-        self.units, self.group, self.positive = data.units, data.group, data.positive
+        self.units, self.group = data.units, data.group
+        # an amount's values shifted and scaled (distances given back in its units)
+        self.positive = data.positive if data.scaled is None else data.scaled
+        self.decision_unit = data.decision_unit
         self.smoothing = data.params["smoothing"]
         self.causal_effect = data.params["causal_effect"]
         B = records.binned(records.Z)
@@ -242,7 +257,8 @@ class CBNMethod(SelectorMethod):
         ranges = Qv.max(axis=0) - Qv.min(axis=0) if Qv.shape[0] else np.zeros(len(q))
         return CBNSelector(Qv, self.units.unit_of_row, self.group, self.positive,
                            self.records.nominal[q], ranges, self.smoothing,
-                           [self.columns[j] for j in q], causal_effect=self.causal_effect)
+                           [self.columns[j] for j in q], causal_effect=self.causal_effect,
+                           unit=self.decision_unit)
 
     def _find_parents(self, B, data):
         """Q from the given graph, or from a structure search; sets graph and its arc."""
@@ -256,6 +272,7 @@ class CBNMethod(SelectorMethod):
             return [j for j, v in enumerate(columns) if v in par and j != c]
         records = data.records
         codes, candidates = search_inputs(B, records.identifiers)
+        check_search_levels(codes, candidates, columns)
         e = data.decision_codes
         if params["structure"] == "pc":
             keep = candidates

@@ -26,6 +26,13 @@ at 50 testers a side is checked by simulation in the test suite on
 log-normal wages. When both sides' testers hold one value each
 (``se = 0``), the p-value is 0 if ``mean1 > mean2`` and 1 otherwise.
 
+Scale. The sums are of ``(y - r) / c`` (:func:`scaled_decisions`), ``r`` the
+decisions' middle value and ``c`` a power of two of their spread, and every
+amount of the table is brought back to the decision's units at the end
+(:func:`unscale_table`): a wage in cents or in billions, or an amount of
+``1e-300`` or ``1e300``, gives the same p-values and flags (``tau`` scaled
+alike), and no square overflows or underflows.
+
 The bounds ``diff_lower`` and ``diff_upper`` are ``diff -/+ t se``, ``t``
 the ``1 - alpha_test`` quantile at those degrees of freedom; ``diff_se``
 and ``df`` are the last two columns of ``transform``. The false discovery
@@ -94,6 +101,48 @@ def decision_codes(y):
     structure search (whose CMH test needs a yes/no decision) and the supervised binning
     of interval columns are given."""
     return (y > np.median(y)).astype(np.intp)
+
+
+def _power_of_two_above(value):
+    """The least power of two at least ``value`` (> 0, finite), as a float; 1 for 0."""
+    if not value > 0:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(value)[1])))
+
+
+def scaled_decisions(y):
+    """``(v, ref, scale)``: the decisions as ``v = (y - ref) / scale``, in [-1, 1].
+
+    ``ref`` is the decisions' lower middle value (a value of ``y``: what is
+    subtracted keeps the digits of amounts far from 0, a 1e12 offset), and
+    ``scale`` a pair of powers of two (exact divisions) that bring the
+    spread to about 1, computed without overflow for amounts up to the
+    largest float and without underflow down to the smallest normal one.
+    :func:`unscale_table` maps the table of ``v`` back.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape[0] == 0:
+        return y.copy(), 0.0, (1.0, 1.0)
+    ref = float(np.partition(y, (y.shape[0] - 1) // 2)[(y.shape[0] - 1) // 2])
+    top = float(np.max(np.abs(y)))  # |y| / first < 2, first without overflow
+    first = max(float(np.ldexp(1.0, int(np.frexp(top)[1]) - 1)), 2.0 ** -1022) \
+        if top > 0 else 1.0
+    d = y / first - ref / first
+    second = _power_of_two_above(float(np.max(np.abs(d))))
+    return d / second, ref, (first, second)
+
+
+def unscale_table(out, ref, scale):
+    """:func:`mean_table`'s table of scaled decisions in the decision's units: the means
+    ``ref + c m``, the differences, bounds and standard error ``c x`` (``c`` the scale);
+    the p-value and the degrees of freedom are left as they are."""
+    first, second = scale
+    out = out.copy()
+    for j in (0, 1):
+        out[:, j] = (out[:, j] * second) * first + ref
+    for j in (2, 3, 4, 6):
+        out[:, j] = (out[:, j] * second) * first
+    return out
 
 
 def segment_sums(cell_rows, y):

@@ -50,6 +50,7 @@ from ._messages import (  # noqa: F401
     MSG_NOT_1D,
     MSG_NOT_2D,
     MSG_NO_COLUMNS,
+    MSG_NO_ROWS,
     MSG_NO_SENSITIVE,
     MSG_SENSITIVE_MISSING,
     MSG_SINGLE_GROUP,

@@ -10,6 +10,7 @@ from ._messages import (
     MSG_LENGTH,
     MSG_MIXED,
     MSG_NOT_2D,
+    MSG_NO_ROWS,
     MSG_NO_SENSITIVE,
     MSG_SENSITIVE_MISSING,
     MSG_SINGLE_GROUP,
@@ -108,9 +109,11 @@ def encode_column(col, attr, *, min_groups=2):
             raise TypeError(MSG_MIXED.format(name=f"sensitive attribute {attr!r}",
                                              types=_type_names(col))) from None
         codes = codes.reshape(-1).astype(np.intp, copy=False)
+    if not values.shape[0]:
+        raise ValueError(MSG_NO_ROWS.format(name=f"sensitive attribute {attr!r}",
+                                            what="a comparison between groups"))
     if values.shape[0] < min_groups:
-        raise ValueError(MSG_SINGLE_GROUP.format(
-            attr=attr, value=values[0] if values.shape[0] else None))
+        raise ValueError(MSG_SINGLE_GROUP.format(attr=attr, value=values[0]))
     return codes, values
 
 

@@ -29,9 +29,15 @@ MSG_MISSING = (
 MSG_LENGTH = "{name} has {got} rows but {other} has {expected}; they must describe the same rows."
 
 MSG_SINGLE_GROUP = (
-    "sensitive attribute {attr!r} has a single group ({value!r}): the distance to the "
-    "nearest row of another group is undefined. Drop this attribute or pass data in which "
-    "it takes at least 2 values."
+    "sensitive attribute {attr!r} has a single group ({value!r}): a comparison between "
+    "groups needs at least 2 (HFM's distance to the nearest row of another group, a gap "
+    "between rates or means). Drop this attribute or pass data in which it takes at least 2 "
+    "values."
+)
+
+MSG_NO_ROWS = (
+    "{name} is empty: {what} needs rows of at least 2 groups. Pass the rows to measure "
+    "(y_true, y_pred and sensitive_features of the same length, at least 2 rows)."
 )
 
 MSG_SENSITIVE_MISSING = (
