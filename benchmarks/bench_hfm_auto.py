@@ -23,6 +23,12 @@ Usage (hold the benchmarks' lock)::
 
     flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto [--quick]
     flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --low-dim [--quick]
+    flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --floor
+
+``--low-dim`` and ``--floor``: see ``benchmarks/_hfm_low_dim.py`` (exact on few
+features against a plain KDTree reference and ``"auto"`` against both engines;
+exact 30,000 x 100 against one BLAS pass over all pairs).
 """
 
 import argparse
@@ -194,8 +200,88 @@ def cost(args):
     text = [f"# The cost model's constants, measured ({machine()}, one worker)", "",
             "Each a + b x, least squares over n in {4,000, 12,000}, p in {2, 20, 100}, "
             "attributes of 2 and g in {2, 10} values (uniform data). Command: "
-            "`flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost`.", "", *lines]
-    write_result("bench_hfm_cost", "\n".join(text), args.results_dir)
+            f"`flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --cost"
+            f"{' --quick' if args.quick else ''}"
+            f"{' --repeat %d' % args.repeat if args.repeat != 2 else ''}`.", "", *lines,
+            *index_cost(args)]
+    write_result("bench_hfm_cost" + ("_quick" if args.quick else ""), "\n".join(text),
+                 args.results_dir)
+
+
+def index_cost(args):
+    """The index path's constants: the shared query's law, the rest per point, the fixed part,
+    a tree per point."""
+    from scipy.optimize import curve_fit
+
+    from skfair_manifold.distances._testing import (
+        NEIGHBOURS,
+        ExactEngine,
+        cost_model,
+        index_points,
+        index_rows,
+        index_tree,
+        min_max,
+    )
+
+    def best(func):
+        times = []
+        for _ in range(max(1, args.repeat)):
+            t0 = time.perf_counter()
+            func()
+            times.append(time.perf_counter() - t0)
+        return min(times)
+
+    runs, tree = [], []
+    ns = (500, 2_000, 10_000) if args.quick else (500, 2_000, 10_000, 100_000, 400_000)
+    shapes = [(n, p, k) for n in ns
+              for p in (1, 2, 3, 4, 6, 8, 10) for k in (1, 3) if n * 1.6 ** p <= 4e7]
+    for n, p, k in shapes:
+        X, y_true, y_pred, A = grid_data(n, p, 20)
+        codes = [A[:, 0], A[:, 1], np.random.default_rng(1).integers(0, 5, n)][:k]
+        labels = [y_true.astype(float), y_pred.astype(float)]
+        layout = ExactEngine(X, labels, codes, minmax=min_max(X)).layout
+        t_index = best(lambda: index_rows(layout, n_jobs=1)) / len(labels)
+        points = [index_points(layout, l)[0] for l in range(len(labels))]
+        n_points = np.mean([P.shape[0] for P in points])
+        t_query = np.mean([best(lambda: index_tree(P).query(P, k=NEIGHBOURS)) for P in points])
+        tree.append(np.mean([best(lambda: index_tree(np.ascontiguousarray(P[::2])))
+                             for P in points]) / (n_points / 2) * 1e9)
+        runs.append((n_points, p, k, t_index, t_query))
+        print(f"n={n:,} p={p} attributes={k}: per label {t_index * 1e3:.1f} ms, its query "
+              f"{t_query / n_points * 1e9:.0f} ns per point; a tree {tree[-1]:.0f} ns per "
+              "point", flush=True)
+    n_, p_, k_, t_, q_ = (np.array(v, float) for v in zip(*runs))
+    big = n_ >= 10_000  # the query's law from the larger trees (small ones: overheads)
+    (qa, qb, qc), _ = curve_fit(
+        lambda x, a, b, c: np.log(a) + x[1] * np.log(b) + c * x[1] ** 2 * np.log(x[0] / 1e5),
+        (n_[big], p_[big]), np.log(q_[big] / n_[big] * 1e9), p0=(500.0, 1.5, 0.004),
+        bounds=([1.0, 1.0, 0.0], [1e5, 4.0, 0.1]))
+    law = qa * qb ** p_ * (n_ / 1e5) ** (qc * p_ ** 2)
+    rest = t_ - n_ * law * 1e-9
+    # the rest per point (ns) and per label vector (s), fitted on relative errors
+    design = np.column_stack([n_ * 1e-9, n_ * p_ * 1e-9, n_ * k_ * 1e-9, np.ones_like(n_), k_])
+    scale = 1.0 / t_
+    coef, *_ = np.linalg.lstsq(design * scale[:, None], rest * scale, rcond=None)
+    ra, rb, rc, fa, fb = coef
+    sa, sb, sc = cost_model.INDEX_QUERY_NS
+    ta, tb, tc = cost_model.INDEX_POINT_NS
+    ua, ub = cost_model.INDEX_FIXED_S
+    return [
+        "", "The index path (uniform features, n in 500..400,000, p in 1..10, the attribute "
+        "of 2 values, then with two more of 20 and 5 values; best of "
+        f"{args.repeat} runs each; per label vector): the shared tree's query, "
+        "a * b^p * (n / 1e5)^(c p^2) ns per point (least squares on the logarithm, n >= "
+        "10,000); the rest, a + b p + c n_attributes ns per point and a + b n_attributes s "
+        "per label vector (least squares on relative errors); a tree of the other groups, "
+        "ns per point (median).", "",
+        "| constant | measured | stated |", "|---|---|---|",
+        f"| INDEX_QUERY_NS (a, b, c) | ({qa:.4g}, {qb:.4g}, {qc:.4g}) | "
+        f"({sa:.4g}, {sb:.4g}, {sc:.4g}) |",
+        f"| INDEX_POINT_NS (a, b, c) | ({ra:.4g}, {rb:.4g}, {rc:.4g}) | "
+        f"({ta:.4g}, {tb:.4g}, {tc:.4g}) |",
+        f"| INDEX_FIXED_S (a, b) | ({fa:.4g}, {fb:.4g}) | ({ua:.4g}, {ub:.4g}) |",
+        f"| INDEX_TREE_NS | {np.median(tree):.4g} | {cost_model.INDEX_TREE_NS:.4g} |",
+    ]
 
 
 def main(argv=None):
@@ -203,9 +289,22 @@ def main(argv=None):
     parser.add_argument("--cost", action="store_true", help="measure the model's constants")
     parser.add_argument("--quick", action="store_true", help="up to 15,000 rows only")
     parser.add_argument("--repeat", type=int, default=2, help="timed runs, the best kept")
+    parser.add_argument("--low-dim", action="store_true",
+                        help="few features: exact against a plain KDTree, auto against both")
+    parser.add_argument("--rows", type=int, nargs="+", default=None,
+                        help="--low-dim: only the shapes of these numbers of rows")
+    parser.add_argument("--floor", action="store_true",
+                        help="exact 30,000 x 100 against one BLAS pass over all pairs")
     add_results_dir(parser)
     args = parser.parse_args(argv)
-    cost(args) if args.cost else grid(args)
+    if args.cost:
+        cost(args)
+    elif args.low_dim or args.floor:
+        from ._hfm_low_dim import floor, low_dim
+
+        (low_dim if args.low_dim else floor)(args, grid_data, run)
+    else:
+        grid(args)
 
 
 if __name__ == "__main__":

@@ -36,6 +36,13 @@ chosen candidate is then recomputed directly from the coordinates, so the
 returned values are exact distances. The projection vectors are drawn up front from ``random_state``,
 and results are merged in projection order, so any ``n_jobs`` gives the same
 result.
+
+Row order: given ``content`` (``hfm_report`` gives it), the projections are
+computed on the rows in an order of their content and their ties broken in
+it (:mod:`._row_order`), not by the rows' positions: a seed gives each row
+the same value for the same rows in any order (copies of one row may trade
+theirs). The points themselves are
+:class:`._approx_points._Points` (rows scaled as needed, no copy).
 """
 
 from functools import partial
@@ -44,72 +51,18 @@ import numpy as np
 from joblib import effective_n_jobs
 from numpy.lib.stride_tricks import as_strided
 
-from skfair_manifold.distances._numerics import (
-    apply_min_max,
-    centre_columns,
-    check_distances_finite,
-    power_of_two_scale,
-    robust_norms,
-)
+from skfair_manifold.distances._approx_points import _Points, _take32, _true_distances
+from skfair_manifold.distances._numerics import check_distances_finite
 from skfair_manifold.utils._parallel import run_blocks, working_memory_bytes
 from skfair_manifold.distances._approx_settings import draw_projections
 
 
 #: Largest useful working memory per worker, in MiB, for the band of candidate
 #: distances (larger chunks are no faster; the configured budget may be lower).
-MAX_WORKING_MEMORY = 128
-
-#: Rows cast to float32 at a time (a small float64 gather, not a copy of Z).
-CAST_ROWS = 1 << 14
-
-
-class _Points:
-    """Centred points and group codes shared by every projection (read-only)."""
-
-    def __init__(self, Z, codes, m2, working_memory, candidates="positions"):
-        self.Z = Z
-        # Candidates are ranked in single precision (half the memory traffic);
-        # the distance of the chosen candidate is recomputed in double. No
-        # float32 copy of Z is kept: each projection casts its sorted rows
-        # into its work space (the same values as a cast of the whole of Z).
-        n = Z.shape[0]
-        self.sq32 = np.empty(n, dtype=np.float32)
-        for s in range(0, n, CAST_ROWS):
-            part = Z[s:s + CAST_ROWS].astype(np.float32)
-            self.sq32[s:s + CAST_ROWS] = np.einsum("ij,ij->i", part, part)
-        self.codes = [np.asarray(c).astype(np.min_scalar_type(max(int(np.max(c)), 1)))
-                      for c in codes]
-        self.n = n
-        self.m2 = int(m2)
-        self.candidates = candidates
-        self.group_values = [np.unique(c) for c in self.codes]
-        # Rows per chunk of the "others" candidates: (rows, 2 m2, d) float32.
-        self.others_chunk = max(256, int(working_memory * 2**20 //
-                                         (2 * m2 * Z.shape[1] * 4 * 3)))
-        self.width = int(min(m2, n - 1))
-        width = self.width
-        self.tile = int(max(16, min(256, width)))
-        self.n_tiles = -(-n // self.tile)
-        # Per tile: the products, tile x (tile + 2 width) float32 (three
-        # arrays at once), and the band's rows, tile x 2 width values of
-        # about 24 bytes (ranking values, positions, candidates, masks).
-        per_tile = self.tile * ((self.tile + 2 * width) * 4 * 3 + 2 * width * 24)
-        self.tiles_per_chunk = max(1, int(working_memory * 2**20 // per_tile))
-        self.offsets = np.r_[-width:0, 1:width + 1]
-
-    def buffer(self):
-        """Zero-padded work space for one worker (the padding stays zero)."""
-        if self.candidates == "others":
-            return None  # no band: the candidates are slices of the complement
-        return np.zeros((self.n_tiles * self.tile + 2 * self.width, self.Z.shape[1]),
-                        dtype=np.float32)
-
-
-def _take32(Z, rows, out):
-    """``out[:] = Z[rows]`` cast to float32, in chunks (no full float64 gather)."""
-    for s in range(0, rows.size, CAST_ROWS):
-        out[s:s + CAST_ROWS] = Z[rows[s:s + CAST_ROWS]]
-
+#: 64 MiB, not 128: at 1,000,000 x 20 the band's chunk at 128 MiB was a third of
+#: the peak above X, and the exact checks' blocks, capped by the same value,
+#: peaked higher still.
+MAX_WORKING_MEMORY = 64
 
 def _band(points, padded, sq_sorted, r0, r1):
     """Squared distances (for ranking) from sorted positions ``r0:r1`` to their band.
@@ -121,7 +74,7 @@ def _band(points, padded, sq_sorted, r0, r1):
     into range). Every value depends on its row alone, not on the chunk.
     """
     n, width, tile = points.n, points.width, points.tile
-    d = points.Z.shape[1]
+    d = points.d
     first, last = r0 // tile, -(-r1 // tile)
     offsets = points.offsets
     local = np.arange(tile)
@@ -152,9 +105,9 @@ def _band(points, padded, sq_sorted, r0, r1):
     return band, pos
 
 
-def _exact_sq32(Z, i, j):
-    """Squared distances of rows ``i`` and ``j`` of ``Z`` cast to float32 (for ranking)."""
-    diff = Z[i].astype(np.float32) - Z[j].astype(np.float32)
+def _exact_sq32(points, i, j):
+    """Squared distances of rows ``i`` and ``j`` cast to float32 (for ranking)."""
+    diff = points.rows(i).astype(np.float32) - points.rows(j).astype(np.float32)
     return np.einsum("ij,ij->i", diff, diff)
 
 
@@ -166,16 +119,19 @@ def _projection_best(points, w, padded):
     The band is processed in chunks of sorted rows within the working memory.
     """
     n = points.n
-    order = np.argsort(points.Z @ w, kind="stable")
+    # ties of the projection in content order (the projections are in it too)
+    order = np.argsort(points.project(w), kind="stable")
+    if points.content is not None:
+        order = points.content[order]
     if points.candidates == "others":
         return _others_best(points, order)
     width = points.width
     n_attr = len(points.codes)
-    _take32(points.Z, order, padded[width:width + n])
+    _take32(points, order, padded[width:width + n])
     sq_sorted = points.sq32[order]
     groups = [codes[order] for codes in points.codes]
     val = np.empty((n_attr, n), dtype=np.float32)
-    jpos = np.empty((n_attr, n), dtype=np.intp)
+    jpos = np.empty((n_attr, n), dtype=_index_type(n))
     left_none = np.empty((n_attr, n), dtype=bool)
     right_none = np.empty((n_attr, n), dtype=bool)
     chunk = points.tiles_per_chunk * points.tile
@@ -196,7 +152,7 @@ def _projection_best(points, w, padded):
             right_none[k, r0:r1] = ~np.any(other[:, width:], axis=1)
         del sq, pos, inside, other, cand
     best_sq = np.empty((n_attr, n), dtype=np.float32)
-    best_j = np.empty((n_attr, n), dtype=np.intp)
+    best_j = np.empty((n_attr, n), dtype=jpos.dtype)
     for k, g in enumerate(groups):
         # A side whose m2 positions hold no other group: its nearest
         # other-group row is just outside the run of the row's own group.
@@ -208,25 +164,13 @@ def _projection_best(points, w, padded):
                                   (right_none[k], run_end[run_id])):
                 need = np.flatnonzero(none & (nearest >= 0) & (nearest < n))
                 if need.size:
-                    cand_sq = _exact_sq32(points.Z, order[need], order[nearest[need]])
+                    cand_sq = _exact_sq32(points, order[need], order[nearest[need]])
                     better = cand_sq < val[k, need]
                     val[k, need[better]] = cand_sq[better]
                     jpos[k, need[better]] = nearest[need][better]
         best_sq[k, order] = val[k]
         best_j[k, order] = order[jpos[k]]
     return best_sq, best_j
-
-
-def _true_distances(points, i, j):
-    """Distances between rows ``i`` and ``j`` in the data's units, from the coordinates.
-
-    In chunks of rows (each pair's value depends on that pair alone).
-    """
-    out = np.empty(len(i))
-    for s in range(0, len(i), CAST_ROWS):
-        part = slice(s, s + CAST_ROWS)
-        out[part] = points.scale * robust_norms(points.Z[i[part]] - points.Z[j[part]])
-    return out
 
 
 def _others_best(points, order):
@@ -240,8 +184,8 @@ def _others_best(points, order):
     n, m2 = points.n, points.m2
     # Sorted points plus a sentinel row n, at infinite squared distance, that
     # stands for the candidates beyond either end of a complement.
-    Z_sorted = np.zeros((n + 1, points.Z.shape[1]), dtype=np.float32)
-    _take32(points.Z, order, Z_sorted[:n])
+    Z_sorted = np.zeros((n + 1, points.d), dtype=np.float32)
+    _take32(points, order, Z_sorted[:n])
     sq_sorted = np.empty(n + 1, dtype=np.float32)
     sq_sorted[:n] = points.sq32[order]
     sq_sorted[n] = np.inf
@@ -279,17 +223,22 @@ def _others_best(points, order):
     return best_sq, best_j
 
 
+def _index_type(n):
+    """The narrowest integer type of row indices below ``n`` (memory: a few per row)."""
+    return np.int32 if n < 2 ** 31 else np.intp
+
+
 def _run_projections(points, W, want_totals):
     """Fold the projections of ``W`` (columns) in order; strict ``<`` keeps the first."""
     n_attr = len(points.codes)
     best_sq = np.full((n_attr, points.n), np.inf, dtype=np.float32)
-    best_j = np.zeros((n_attr, points.n), dtype=np.intp)
+    best_j = np.zeros((n_attr, points.n), dtype=_index_type(points.n))
     totals = []
-    rows = np.arange(points.n)
     padded = points.buffer()
     for v in range(W.shape[1]):
         sq, j = _projection_best(points, W[:, v], padded)
         if want_totals:
+            rows = np.arange(points.n)
             dist = np.stack([_true_distances(points, rows, j[k]) for k in range(n_attr)])
             totals.append(np.c_[dist.max(axis=1), dist.sum(axis=1)])
         better = sq < best_sq
@@ -300,7 +249,7 @@ def _run_projections(points, W, want_totals):
 
 def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs=None,
                          reduce="row", projections=None, working_memory=None,
-                         candidates="positions", minmax=None):
+                         candidates="positions", minmax=None, content=None):
     """Approximate distance from each row to the nearest row of another group.
 
     Private entry point of the engine: the inputs are trusted.
@@ -328,7 +277,13 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         complement in projected order (no band limit).
     minmax : tuple of ndarray, optional
         ``(lo, span)`` of :func:`._numerics.min_max`: the features are
-        ``(X - lo) / span``, scaled in this function's own copy.
+        ``(X - lo) / span``, scaled a chunk of rows at a time (no copy of ``X``).
+    content : ndarray of int, optional
+        The rows in an order of their content (:func:`._row_order.content_order`):
+        projections and their ties follow it, so the same rows in another order
+        get the same values (``hfm_report`` passes it). None: the rows'
+        positions (the public functions of one attribute and of several then
+        break ties alike: ExtendDist is ApproxDist per attribute bit for bit).
 
     Returns
     -------
@@ -338,12 +293,9 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
         Only with ``reduce="total"``: per projection and attribute, the
         maximum and the sum of the row distances of that projection alone.
     """
-    Z = np.column_stack([np.asarray(y, dtype=np.float64), np.asarray(X, dtype=np.float64)])
-    apply_min_max(Z[:, 1:], minmax)  # the features of our own copy, in place
-    Z = centre_columns(Z, name="X", first_name="the label", copy=False)  # our own copy
-    scale = power_of_two_scale(Z)
-    Z /= scale  # exact: a power of two; the ranking and the algebra run on O(1) values
-    n, d = Z.shape
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n, d = X.shape[0], X.shape[1] + 1
     if projections is None:
         projections = draw_projections(d, m1, n_vectors, random_state)
     n_proj = projections.shape[1]
@@ -351,8 +303,7 @@ def approx_row_distances(X, y, codes, *, m1, m2, n_vectors, random_state, n_jobs
     budget = (working_memory * 2 ** 20 if working_memory is not None
               else working_memory_bytes()) / n_workers
     budget = min(budget, MAX_WORKING_MEMORY * 2 ** 20) / 2 ** 20
-    points = _Points(Z, codes, m2, budget, candidates)
-    points.scale = scale
+    points = _Points(X, y, minmax, codes, m2, budget, candidates, content=content)
     want_totals = reduce == "total"
     n_tasks = 1 if n_workers == 1 else min(n_proj, 2 * n_workers)
     bounds = np.linspace(0, n_proj, n_tasks + 1).astype(int)

@@ -13,6 +13,15 @@ engine's layout, and its exact checks: the pilot, the sample and the rows
 checked for the maxima, each against the unique rows of the other groups
 (:func:`checked_rows`).
 
+Where the features are few the exact engine may instead find each row's
+nearest rows through k-d trees (:mod:`._exact_index`, the same values): per
+distinct point and label vector, the shared tree's query
+(``INDEX_QUERY_NS``, a law geometric in the dimension), the rest of the
+work per point (``INDEX_POINT_NS``), a fixed part per label vector
+(``INDEX_FIXED_S``) and the rows the shared query leaves open
+(:func:`index_seconds`); :func:`engine_path_seconds` takes the cheaper of
+the trees and the pair blocks.
+
 The constants are measured on this package's engines (one worker):
 ``python benchmarks/bench_hfm_auto.py --cost`` measures them on the machine
 at hand beside the stated ones, and ``bench_hfm_auto.py`` times the choice
@@ -29,6 +38,8 @@ when the rows left to check would cost more than exact.
 
 import numpy as np
 from sklearn.utils import Bunch
+
+from skfair_manifold.distances._exact_index import NEIGHBOURS
 
 #: Nanoseconds per pair of unique rows in the exact engine: ``a + b * (p + 1)``.
 ENGINE_NS = (3.5, 0.032)
@@ -48,6 +59,24 @@ GROUP_US = (0.05, 0.001)
 #: Seconds per joint group of the attributes in one pass of the exact engine (its
 #: blocks are cut per joint group; fitted to the same grid).
 JOINT_S = 1e-3
+#: The exact engine's index path (:mod:`._exact_index`), per point (distinct
+#: features and label) and label vector: nanoseconds of the query of the shared
+#: tree of ``n`` points, ``a * b ** p * (n / 1e5) ** (c * p ** 2)`` (a k-d
+#: tree's search grows geometrically with the dimension, and with the points
+#: the more so the higher the dimension).
+INDEX_QUERY_NS = (410.0, 1.64, 0.003)
+#: ... and of the rest, per point and label vector: the points, the trees, the
+#: answers read per attribute, ``a + b * p + c * n_attributes``.
+INDEX_POINT_NS = (300.0, 50.0, 400.0)
+#: ... and seconds per label vector whatever the points, ``a + b * n_attributes``
+#: (the trees' and blocks' set-up, each attribute's trees of the other groups).
+INDEX_FIXED_S = (1e-3, 1e-3)
+#: Features beyond which the law of ``INDEX_QUERY_NS`` (fitted on 1 to 10) is not
+#: used: a query is then counted as a visit of every point.
+INDEX_MAX_FEATURES = 16
+#: ... and per point of a tree of the other groups (built where the shared tree
+#: leaves rows open).
+INDEX_TREE_NS = 90.0
 #: Rows the certified approximation checks exactly at least, with the adaptive
 #: sample size: its pilot and the rows checked for the maxima
 #: (``_sample_size.PILOT_SIZE + MIN_CHECKS``).
@@ -99,6 +128,43 @@ def lists_seconds(pairs, n_features):
     return pairs * (a + b * (n_features + 1)) * 1e-9
 
 
+def index_query_ns(n_points, n_features):
+    """Nanoseconds of one point's query of a tree of ``n_points`` (see ``INDEX_QUERY_NS``).
+
+    At most a visit of every point (a k-d tree's worst case, ``n_points (p + 1)``
+    ns), which it is taken to be beyond ``INDEX_MAX_FEATURES`` features, where
+    the fitted law is not trusted.
+    """
+    scan = max(n_points, 1) * (n_features + 1.0)
+    if n_features > INDEX_MAX_FEATURES:
+        return scan
+    a, b, c = INDEX_QUERY_NS
+    log_ns = (np.log(a) + n_features * np.log(b)
+              + c * n_features ** 2 * np.log(max(n_points, 1) / 1e5))
+    return float(min(np.exp(min(log_ns, 700.0)), scan))
+
+
+def index_seconds(n_unique, n_features, group_sizes, n_labels):
+    """The exact engine's index path on ``n_unique`` points per label vector.
+
+    The shared tree answers each point from its nearest ``NEIGHBOURS`` points;
+    a point of a group that holds a share ``s`` of the rows finds none of
+    another group among them with probability about ``s ** (NEIGHBOURS - 1)``
+    (groups mixed at random), and is asked again of the other groups' tree
+    (a query of half the cost, and that tree's building).
+    """
+    query = index_query_ns(n_unique, n_features)
+    a, b, c = INDEX_POINT_NS
+    per_point = query + a + b * n_features + c * len(group_sizes)
+    fixed_a, fixed_b = INDEX_FIXED_S
+    for sizes in group_sizes:
+        share = np.asarray(sizes, dtype=np.float64) / max(float(np.sum(sizes)), 1.0)
+        open_ = share ** NEIGHBOURS  # rows of the group left open, per point
+        per_point += float(np.sum(open_)) * 0.5 * query
+        per_point += float(np.sum((open_ * n_unique >= 1) * (1 - share))) * INDEX_TREE_NS
+    return n_labels * (n_unique * per_point * 1e-9 + fixed_a + fixed_b * len(group_sizes))
+
+
 def checked_rows(sample_size, n_unique):
     """Rows the certified approximation computes exactly, as far as known beforehand.
 
@@ -125,7 +191,7 @@ def approx_seconds(n_samples, n_features, *, m1, n_vectors, m2, n_labels, n_attr
 
 
 def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_vectors, m2,
-           n_labels=2, sample_size="auto", cache_state="new"):
+           n_labels=2, sample_size="auto", cache_state="new", index=True):
     """Predicted seconds of both engines and the faster one.
 
     Parameters
@@ -150,14 +216,17 @@ def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_v
         ``"seen"``, exact builds the lists; ``"new"``, exact runs the cheaper
         of the engine and the lists; ``"engine"``, the lists cannot be kept
         (the cache is off or too small): exact runs the engine.
+    index : bool, default=True
+        Whether the engine's index path may run (:func:`._exact_index.index_usable`).
 
     Returns
     -------
     choice : Bunch
         ``method`` (``"exact"`` where its prediction is not above the
         approximation's, else ``"approx"``), ``exact_s``, ``approx_s``
-        (predicted seconds), ``exact_path`` (``"engine"``, ``"lists"`` or
-        ``"cached lists"``), ``pairs`` (the engine's, :func:`engine_pairs`).
+        (predicted seconds), ``exact_path`` (``"engine"``, the pair blocks;
+        ``"index"``, the engine's k-d trees; ``"lists"`` or ``"cached
+        lists"``), ``pairs`` (the engine's, :func:`engine_pairs`).
 
     Examples
     --------
@@ -169,19 +238,26 @@ def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_v
     >>> c = choose(n_samples=21_791, n_features=3, n_unique=1_000,
     ...            joint_sizes=[100] * 10, group_sizes=[[11_000, 10_791]],
     ...            m1=5, n_vectors=2, m2=9)
+    >>> c.method, c.exact_path in ("engine", "index")
+    ('exact', True)
+    >>> c = choose(n_samples=1_000_000, n_features=3, n_unique=1_000_000,
+    ...            joint_sizes=[62_500] * 16, group_sizes=[[125_000] * 8, [500_000] * 2],
+    ...            m1=5, n_vectors=2, m2=12)
     >>> c.method, c.exact_path
-    ('exact', 'engine')
+    ('exact', 'index')
     """
     pairs = engine_pairs(joint_sizes)
-    engine_s = (layout_seconds(n_samples, n_features) + engine_seconds(pairs, n_features)
-                + JOINT_S * len(joint_sizes))
+    engine_s, engine_path = engine_path_seconds(
+        pairs=pairs, n_joint=len(joint_sizes), n_unique=n_unique, n_features=n_features,
+        group_sizes=group_sizes, n_labels=n_labels, index=index)
+    engine_s += layout_seconds(n_samples, n_features)
     lists_s = lists_seconds(lists_pairs(group_sizes), n_features)
     if cache_state == "lists":
         exact_s, path = n_labels * len(group_sizes) * n_samples * 0.1e-6, "cached lists"
     elif cache_state == "seen":
         exact_s, path = lists_s, "lists"
     elif cache_state == "engine" or engine_s <= lists_s:
-        exact_s, path = engine_s, "engine"
+        exact_s, path = engine_s, engine_path
     else:
         exact_s, path = lists_s, "lists"
     check_pairs = pairs * checked_rows(sample_size, n_unique) / max(n_unique, 1)
@@ -192,6 +268,20 @@ def choose(*, n_samples, n_features, n_unique, joint_sizes, group_sizes, m1, n_v
     method = "exact" if exact_s <= approx_s else "approx"
     return Bunch(method=method, exact_s=float(exact_s), approx_s=float(approx_s),
                  exact_path=path, pairs=pairs)
+
+
+def engine_path_seconds(*, pairs, n_joint, n_unique, n_features, group_sizes, n_labels,
+                        index=True):
+    """The exact engine's faster path and its seconds, its layout aside.
+
+    ``(s, "engine")`` for the pair blocks (``pairs``, :func:`engine_pairs`, and a
+    term per joint group), ``(s, "index")`` for the k-d trees
+    (:func:`index_seconds`) where ``index`` allows them and they cost less.
+    """
+    pairs_s = engine_seconds(pairs, n_features) + JOINT_S * n_joint
+    index_s = (index_seconds(n_unique, n_features, group_sizes, n_labels) if index
+               else np.inf)
+    return (index_s, "index") if index_s < pairs_s else (pairs_s, "engine")
 
 
 def switch_after_pilot(*, n_unique, sample_size, pilot_size, max_checks):
@@ -232,8 +322,32 @@ def group_sizes(codes):
     return [np.bincount(np.asarray(c)) for c in codes]
 
 
-def engine_cheaper_than_lists(layout, codes, n_features):
-    """``True`` when one pass of the engine costs less than building the neighbour lists."""
-    _, joint = layout_sizes(layout)
-    return (engine_seconds(engine_pairs(joint), n_features)
-            <= lists_seconds(lists_pairs(group_sizes(codes)), n_features))
+def layout_group_sizes(layout):
+    """Unique rows per group of each attribute of an exact engine's layout."""
+    cell_rows = np.diff(np.r_[layout.cell_starts, layout.n_unique])
+    return [np.bincount(layout.cell_attr[:, k], weights=cell_rows)
+            for k in range(layout.n_attr)]
+
+
+def engine_path(layout, *, index=True):
+    """``(seconds, path)`` of the exact engine's faster path on its layout (see
+    :func:`engine_path_seconds`)."""
+    n_unique, joint = layout_sizes(layout)
+    return engine_path_seconds(
+        pairs=engine_pairs(joint), n_joint=len(joint), n_unique=n_unique,
+        n_features=layout.X.shape[1], group_sizes=layout_group_sizes(layout),
+        n_labels=layout.n_labels, index=index)
+
+
+def engine_cheaper_than_lists(layout, codes, n_features, *, index=True):
+    """``True`` when one pass of the engine costs less than building the neighbour lists.
+
+    The pair blocks counted by their pairs alone (as the lists are), the
+    trees where ``index`` allows them and they cost less.
+    """
+    n_unique, joint = layout_sizes(layout)
+    engine_s = engine_seconds(engine_pairs(joint), n_features)
+    if index:
+        engine_s = min(engine_s, index_seconds(n_unique, n_features, layout_group_sizes(layout),
+                                               layout.n_labels))
+    return engine_s <= lists_seconds(lists_pairs(group_sizes(codes)), n_features)

@@ -55,6 +55,8 @@ from joblib import effective_n_jobs
 from threadpoolctl import threadpool_limits
 
 from skfair_manifold.distances._approx import MAX_WORKING_MEMORY
+from skfair_manifold.distances._cost import engine_path
+from skfair_manifold.distances._exact_index import index_rows, index_usable
 from skfair_manifold.distances._numerics import (
     check_distances_finite,
     centre_columns,
@@ -68,6 +70,10 @@ from skfair_manifold.distances._exact_layout import _Layout, _blocks
 #: BLAS threads of a serial run of the exact engine (measured with
 #: ``benchmarks/bench_hfm.py --blas``; see the user guide on distances).
 BLAS_THREADS = 1
+
+#: The path of every engine's passes over all rows when set (``"engine"``, the pair
+#: blocks, or ``"index"``); None: the cost model's choice (for tests and benchmarks).
+FORCED_PATH = None
 
 
 class ExactEngine:
@@ -105,6 +111,21 @@ class ExactEngine:
         self.working_memory = (working_memory * 2 ** 20 if working_memory is not None
                                else working_memory_bytes())
 
+    @property
+    def path(self):
+        """The path of a pass over all rows: ``"engine"`` (pair blocks) or ``"index"``.
+
+        The faster by the cost model (:func:`._cost.engine_path`), where the
+        trees' coordinates allow them (:func:`._exact_index.index_usable`);
+        both give the same values bit for bit.
+        """
+        if FORCED_PATH is not None:
+            return FORCED_PATH if FORCED_PATH == "engine" or index_usable(self.layout) \
+                else "engine"
+        if getattr(self, "_path", None) is None:
+            self._path = engine_path(self.layout, index=index_usable(self.layout))[1]
+        return self._path
+
     def _block_size(self, n_jobs):
         n_workers = max(1, effective_n_jobs(n_jobs))
         # About three (block x n_unique) float64 arrays live at once per worker.
@@ -129,11 +150,18 @@ class ExactEngine:
         return [r for part in parts for r in part]
 
     def all_rows(self, *, n_jobs=None):
-        """Distances of every row, shape (n_labels, n_attributes, n_samples)."""
+        """Distances of every row, shape (n_labels, n_attributes, n_samples).
+
+        By the pair blocks or the k-d trees (:attr:`path`), the same values.
+        """
         layout = self.layout
-        unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
-        for idx, values in self._run(None, n_jobs):
-            unique_dist[:, :, idx] = values
+        if self.path == "index":
+            unique_dist = index_rows(layout, n_jobs=n_jobs,
+                                     working_memory=self.working_memory)
+        else:
+            unique_dist = np.empty((layout.n_labels, layout.n_attr, layout.n_unique))
+            for idx, values in self._run(None, n_jobs):
+                unique_dist[:, :, idx] = values
         # C order, so that sums over rows are the same however they were computed.
         return check_distances_finite(
             np.ascontiguousarray(unique_dist[:, :, layout.row_to_unique]))

@@ -34,11 +34,13 @@ from skfair_manifold.distances._cost import (
     switch_after_pilot,
 )
 from skfair_manifold.distances._exact import ExactEngine
+from skfair_manifold.distances._exact_index import index_usable
 from skfair_manifold.distances._numerics import (
     apply_min_max,
     distance_features,
     min_max,
 )
+from skfair_manifold.distances._row_order import content_order, shared_by_copies
 from skfair_manifold.distances._reuse import exact_rows, fold_state, labellings_follow
 from skfair_manifold.distances._sample_size import MIN_CHECKS, adaptive_sample
 from skfair_manifold.distances._witnesses import witnesses
@@ -66,13 +68,15 @@ def auto_choice(X, labels, codes, *, minmax, m1, m2, n_vectors, sample_size):
     n, p = X.shape
     state = fold_state(X, codes, minmax=minmax)
     if state == "lists":
-        engine, n_unique, joint = None, n, np.array([n])
+        engine, n_unique, joint, index = None, n, np.array([n]), False
     else:
         engine = ExactEngine(X, labels, codes, minmax=minmax)
         n_unique, joint = layout_sizes(engine.layout)
+        index = index_usable(engine.layout)
     choice = choose(n_samples=n, n_features=p, n_unique=n_unique, joint_sizes=joint,
                     group_sizes=group_sizes(codes), m1=m1, n_vectors=n_vectors, m2=m2,
-                    n_labels=len(labels), sample_size=sample_size, cache_state=state)
+                    n_labels=len(labels), sample_size=sample_size, cache_state=state,
+                    index=index)
     choice.n_unique, choice.switched = n_unique, False
     return choice, engine
 
@@ -160,11 +164,15 @@ next (:func:`._reuse.labellings_follow`).
         rng = check_random_state(random_state)
         # The same vectors for both labels: D and D_f differ only by the label.
         W = draw_projections(p + 1, m1, n_vectors, rng)
-        rows = np.stack([
+        # The rows in an order of their content (._row_order): the projections'
+        # ties, the sample and the maxima's checks follow it, not the positions;
+        # copies of a row share the least distance found for any of them.
+        content = content_order(X, labels, codes)
+        rows = shared_by_copies(np.stack([
             approx_row_distances(X, y, codes, m1=m1, m2=m2, n_vectors=n_vectors,
                                  random_state=None, n_jobs=n_jobs, projections=W,
-                                 candidates=candidates, minmax=minmax)
-            for y in labels])
+                                 candidates=candidates, minmax=minmax, content=content)
+            for y in labels]), content, X, labels, codes)
         if engine is None:
             engine = ExactEngine(X, labels, codes, minmax=minmax)
         # The approximation's checks (the sample, the maxima) run blocks of rows
@@ -173,7 +181,8 @@ next (:func:`._reuse.labellings_follow`).
         # 1,000,000 x 20 from 2.98 to 4.39 x X). The values do not depend on it.
         engine.working_memory = min(engine.working_memory, MAX_WORKING_MEMORY * 2 ** 20)
         if sample_size == "auto":  # the size from a pilot (._sample_size)
-            sample, engine, pilot = adaptive_sample(rows, engine, rng, n_jobs=n_jobs)
+            sample, engine, pilot = adaptive_sample(rows, engine, rng, n_jobs=n_jobs,
+                                                    content=content)
             budget = max(sample.size, MIN_CHECKS) if max_checks is None else max_checks
             if choice is not None and switch_after_pilot(
                     n_unique=engine.engine.layout.n_unique, sample_size=sample.size,
@@ -184,11 +193,11 @@ next (:func:`._reuse.labellings_follow`).
                 del engine
                 stats = exact_statistics(rows)
         else:
-            sample = np.sort(rng.choice(n, size=min(sample_size, n), replace=False))
+            sample = np.sort(content[rng.choice(n, size=min(sample_size, n), replace=False)])
             budget = sample_size if max_checks is None else max_checks
         if method == "approx":
             cert = certify(rows, engine, sample, max_checks=budget, want_max=want_max,
-                           n_jobs=n_jobs)
+                           n_jobs=n_jobs, content=content)
             del engine  # its layout (a copy of X) is not needed any more
             stats = certified_statistics(rows, cert, sample, budget, z)
             settings = dict(m1=m1, m2=m2, n_vectors=n_vectors, candidates=candidates,

@@ -101,7 +101,7 @@ class KnownRows:
 
 
 def adaptive_sample(approx, engine, rng, *, target=TARGET_ERROR, confidence=SIZE_CONFIDENCE,
-                    pilot=PILOT_SIZE, n_jobs=None):
+                    pilot=PILOT_SIZE, n_jobs=None, content=None):
     """The sample of the certified approximation, its size chosen from a pilot.
 
     Parameters
@@ -112,6 +112,10 @@ def adaptive_sample(approx, engine, rng, *, target=TARGET_ERROR, confidence=SIZE
         The exact engine on the same rows, labels and attributes.
     rng : RandomState
         Draws the random order of the rows.
+    content : ndarray of int, optional
+        The rows in an order of their content (:func:`._row_order.content_order`):
+        the random order is drawn over it, so that a seed picks the same rows
+        for the same rows in any order. None: over the positions.
 
     Returns
     -------
@@ -125,6 +129,8 @@ def adaptive_sample(approx, engine, rng, *, target=TARGET_ERROR, confidence=SIZE
     """
     n = approx.shape[-1]
     order = rng.permutation(n)
+    if content is not None:
+        order = content[order]
     p0 = min(pilot, n)
     pilot_rows = np.sort(order[:p0])
     exact = engine.rows(pilot_rows, n_jobs=n_jobs)

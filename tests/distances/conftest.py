@@ -1,3 +1,4 @@
+import pytest
 import numpy as np
 
 
@@ -40,3 +41,12 @@ def flipped_uniform(n, p, groups=(2, 4), seed=0):
     y = (X[:, 0] > 0.5).astype(int)
     y_pred = np.where(rng.random(n) < 0.1, 1 - y, y)
     return X, A, y, y_pred
+
+
+@pytest.fixture(params=["engine", "index"])
+def engine_path(request):
+    """Every pass of the exact engine over all rows by the pair blocks, then by the trees."""
+    from skfair_manifold.distances._testing import exact_path
+
+    with exact_path(request.param):
+        yield request.param

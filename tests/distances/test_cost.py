@@ -10,6 +10,25 @@ from skfair_manifold.metrics import hfm_report
 from .conftest import flipped_uniform
 
 
+def plain_index(n_unique, p, group_counts, n_labels=2):
+    """The index path's seconds written out by hand (groups of equal sizes)."""
+    q_a, q_b, q_c = _cost.INDEX_QUERY_NS
+    if p > _cost.INDEX_MAX_FEATURES:
+        query = n_unique * (p + 1.0)
+    else:
+        query = min(q_a * q_b ** p * (n_unique / 1e5) ** (q_c * p * p), n_unique * (p + 1.0))
+    r_a, r_b, r_c = _cost.INDEX_POINT_NS
+    per_point = query + r_a + r_b * p + r_c * len(group_counts)
+    for g in group_counts:
+        share = 1.0 / g
+        left_open = g * share ** _cost.NEIGHBOURS  # the rows of every group left open
+        per_point += left_open * 0.5 * query
+        if share ** _cost.NEIGHBOURS * n_unique >= 1:
+            per_point += g * (1 - share) * _cost.INDEX_TREE_NS
+    f_a, f_b = _cost.INDEX_FIXED_S
+    return n_labels * (n_unique * per_point * 1e-9 + f_a + f_b * len(group_counts))
+
+
 def plain_prediction(n, p, group_counts, n_unique_per_joint, m1=5, n_vectors=2, m2=10):
     """The model written out by hand (every unique row distinct): (exact s, approx s)."""
     joint = np.asarray(n_unique_per_joint, float)
@@ -17,7 +36,8 @@ def plain_prediction(n, p, group_counts, n_unique_per_joint, m1=5, n_vectors=2, 
     e_a, e_b = _cost.ENGINE_NS
     l_a, l_b = _cost.LAYOUT_NS
     layout = n * (l_a + l_b * p) * 1e-9
-    engine = layout + pairs * (e_a + e_b * (p + 1)) * 1e-9
+    engine = pairs * (e_a + e_b * (p + 1)) * 1e-9 + _cost.JOINT_S * len(joint)
+    engine = layout + min(engine, plain_index(joint.sum(), p, group_counts))
     lists = 0.0
     for g in group_counts:
         sizes = np.full(g, n / g)
@@ -31,7 +51,6 @@ def plain_prediction(n, p, group_counts, n_unique_per_joint, m1=5, n_vectors=2, 
     approx = (2 * len(group_counts) * m1 * n_vectors * n * (pr_a + pr_b * p * band) * 1e-6
               + 2 * sum(group_counts) * m1 * n_vectors * n * (g_a + g_b * p) * 1e-6
               + layout + pairs * checked / joint.sum() * (e_a + e_b * (p + 1)) * 1e-9)
-    engine += _cost.JOINT_S * len(joint)
     return min(engine, lists), approx
 
 
@@ -51,17 +70,33 @@ def test_choice_on_shapes_follows_the_model(n, p, g):
     assert c.method == ("exact" if exact_s <= approx_s else "approx")
     if n == 1_000:
         assert c.method == "exact"  # every row is cheaper to compare than to project
-    if n == 1_000_000:
+    if n == 1_000_000 and p >= 20:
         assert c.method == "approx"
+    if p == 2 and n >= 100_000:  # few features: the trees, far beyond the pairs' crossover
+        assert c.method == "exact" and c.exact_path == "index"
 
 
 def test_duplicated_rows_go_exact_far_beyond_the_continuous_crossover():
     n = 1_000_000
-    cont = _cost.choose(n_samples=n, n_features=3, n_unique=n, joint_sizes=[n // 16] * 16,
-                        group_sizes=[[n // 8] * 8, [n // 2] * 2], m1=5, n_vectors=2, m2=12)
-    dup = _cost.choose(n_samples=n, n_features=3, n_unique=4000, joint_sizes=[250] * 16,
-                       group_sizes=[[n // 8] * 8, [n // 2] * 2], m1=5, n_vectors=2, m2=12)
+    kw = dict(n_samples=n, group_sizes=[[n // 8] * 8, [n // 2] * 2], m1=5, n_vectors=2, m2=12)
+    cont = _cost.choose(n_features=12, n_unique=n, joint_sizes=[n // 16] * 16, **kw)
+    dup = _cost.choose(n_features=12, n_unique=4000, joint_sizes=[250] * 16, **kw)
     assert cont.method == "approx" and dup.method == "exact" and dup.exact_path == "engine"
+    # with few features the trees take continuous data too
+    few = _cost.choose(n_features=3, n_unique=n, joint_sizes=[n // 16] * 16, **kw)
+    assert few.method == "exact" and few.exact_path == "index"
+
+
+def test_the_index_path_where_the_trees_cannot_run():
+    n = 1_000_000
+    kw = dict(n_samples=n, n_features=3, n_unique=n, joint_sizes=[n // 16] * 16,
+              group_sizes=[[n // 8] * 8, [n // 2] * 2], m1=5, n_vectors=2, m2=12)
+    assert _cost.choose(**kw).exact_path == "index"
+    assert _cost.choose(index=False, **kw).method == "approx"
+    # beyond the features of the fitted law a query is a visit of every point
+    assert _cost.index_query_ns(n, _cost.INDEX_MAX_FEATURES + 1) == n * (
+        _cost.INDEX_MAX_FEATURES + 2.0)
+    assert _cost.index_query_ns(1_000, 16) <= 1_000 * 17.0
 
 
 def test_cached_lists_make_exact_the_choice():

@@ -7,6 +7,9 @@ from skfair_manifold.distances._exact import exact_row_distances
 
 from .conftest import brute_row_distances, make_data
 
+# every test by the pair blocks and by the k-d trees (the engine's two paths)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 @pytest.mark.parametrize("n_groups", [2, 3, 7])
 @pytest.mark.parametrize("seed", range(4))
@@ -94,7 +97,7 @@ def test_inputs_not_modified():
     assert np.array_equal(X, X0) and np.array_equal(y, y0) and np.array_equal(A, A0)
 
 
-def test_dask_backend_runs_the_row_blocks():
+def test_dask_backend_runs_the_row_blocks(engine_path):
     pytest.importorskip("dask")
     distributed = pytest.importorskip("distributed")
     import joblib

@@ -18,6 +18,9 @@ from skfair_manifold.distances import extended_set_distance, set_distance
 from skfair_manifold.distances._exact import exact_row_distances
 from skfair_manifold.metrics import hfm_report
 
+# every test by the pair blocks and by the k-d trees (the engine's two paths)
+pytestmark = pytest.mark.usefixtures("engine_path")
+
 
 def brute_rows(X, y, a):
     """Distance from each (y_i, x_i) to the nearest row of another group, one row at a time."""

@@ -9,13 +9,14 @@ import numpy as np
 import pytest
 import sklearn
 
-from skfair_manifold.distances import _approx, _exact_kernel
+from skfair_manifold.distances import _approx, _approx_points, _exact_kernel
 from skfair_manifold.distances._approx import approx_row_distances
 from skfair_manifold.distances._exact import ExactEngine, nearest_scaled
 from skfair_manifold.distances._exact_layout import _identical_rows
 from skfair_manifold.distances._numerics import (
     feature_scaling,
     min_max,
+    scale_of_top,
     scale_rows,
     scaled_features,
 )
@@ -42,12 +43,35 @@ def test_approx_chunked_equals_one_pass(candidates, scale, monkeypatch):
     rows, totals = approx_row_distances(X, y, codes, working_memory=64, **kwargs)
     # A few rows per chunk everywhere: the band (one tile per chunk), the
     # float32 casts and the final distances.
-    monkeypatch.setattr(_approx, "CAST_ROWS", 7)
+    monkeypatch.setattr(_approx_points, "CAST_ROWS", 7)
     rows_c, totals_c = approx_row_distances(X, y, codes, working_memory=1e-4, **kwargs)
-    points = _approx._Points(np.zeros((700, 6)), codes, 3, 1e-4)
+    points = _approx._Points(np.zeros((700, 5)), np.zeros(700), None, codes, 3, 1e-4)
     assert points.tiles_per_chunk * points.tile < 700  # several chunks indeed
     np.testing.assert_array_equal(rows_c, rows)
     np.testing.assert_array_equal(totals_c, totals)
+
+
+@pytest.mark.parametrize("scale", [True, False])
+def test_approx_points_are_a_scaled_copy_bit_for_bit(scale):
+    """The approximation scales rows as it needs them: a copy's values, its projections."""
+    from threadpoolctl import threadpool_info
+
+    X, y, codes = _data(n=40_000)
+    minmax = min_max(X) if scale else None
+    Z = np.column_stack([y, X])
+    if scale:
+        Z[:, 1:] = (Z[:, 1:] - minmax[0]) / minmax[1]
+    Z -= Z.min(axis=0) / 2 + Z.max(axis=0) / 2
+    Z /= scale_of_top(float(np.abs(Z).max()))  # the engines' power of two
+    points = _approx._Points(X, y, minmax, codes, 3, 64)
+    rows = np.random.default_rng(0).permutation(40_000)[:5000]
+    np.testing.assert_array_equal(points.rows(rows), Z[rows])
+    np.testing.assert_array_equal(points.rows(slice(None)), Z)
+    w = np.random.default_rng(1).standard_normal(Z.shape[1])
+    if any(lib.get("internal_api") == "openblas" for lib in threadpool_info()):
+        np.testing.assert_array_equal(points.project(w), Z @ w)  # chunks: one product
+    else:
+        np.testing.assert_allclose(points.project(w), Z @ w, rtol=1e-12)
 
 
 @pytest.mark.parametrize("scale", [True, False])

@@ -259,3 +259,21 @@ def test_a_search_builds_the_lists_on_its_first_call(fresh_cache):
         assert np.array_equal(_reuse.exact_rows(X, [y_true, y_pred], codes), ref)
     assert next(iter(fresh_cache._folds.values())).lists is not None
     assert not _reuse._LABELLINGS_FOLLOW.get()  # reset on leaving
+
+
+@pytest.mark.parametrize("n_cols", [5, 40, 128, 129, 500, 2400, 5000])
+def test_smallest_of_each_row_against_a_full_sort(n_cols):
+    """The lists' selection: the ``take`` smallest of each row, ties by column."""
+    rng = np.random.default_rng(n_cols)
+    values = (np.round(rng.random((37, n_cols)) * 40) / 40).astype(np.float32)  # ties
+    values[3] = 0.5  # a row of one value
+    take = min(32, n_cols)
+    part, vals = _neighbour_lists._smallest(values, take)
+    for i in range(values.shape[0]):
+        order = np.lexsort((np.arange(n_cols), values[i]))[:take]  # by value, then column
+        assert np.array_equal(vals[i], values[i, order])
+        if n_cols > 4 * take:  # the thresholded path breaks every tie by column
+            assert np.array_equal(part[i], order)
+        else:  # a partial sort: the same values, each column once
+            assert np.unique(part[i]).size == take
+            assert np.array_equal(values[i, part[i]], vals[i])

@@ -133,6 +133,7 @@ def test_auto_uses_the_approximation_where_the_cost_model_says_so(monkeypatch):
     X, y_true, y_pred, A = shape("uniform", n=3000)
     monkeypatch.setattr(_cost, "ENGINE_NS", (1e4, 0.0))  # exact made dear
     monkeypatch.setattr(_cost, "LISTS_NS", (1e4, 0.0))
+    monkeypatch.setattr(_cost, "INDEX_POINT_NS", (1e7, 0.0, 0.0))
     r = hfm_report(y_true, y_pred, X=X, sensitive_features=A, sample_size=500,
                    random_state=0)
     assert r.method == "approx" and r.requested_method == "auto"
