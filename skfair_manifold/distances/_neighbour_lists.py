@@ -1,10 +1,14 @@
 """Neighbour lists: per row and attribute the nearest rows of other groups, for any labelling."""
 
 import numpy as np
-from threadpoolctl import threadpool_limits
+from threadpoolctl import ThreadpoolController, threadpool_limits
 
 from skfair_manifold.distances._exact import BLAS_THREADS, ExactEngine
-from skfair_manifold.distances._exact_kernel import pair_feature_distances
+from skfair_manifold.distances._exact_kernel import (
+    _nonzero_2d,
+    gram_error,
+    pair_feature_distances,
+)
 from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
@@ -110,6 +114,9 @@ class NeighbourLists:
         codes = [np.asarray(c) for c in codes]
         take = min(length, n)
         self.Z, self.scale = Z, scale
+        # float64 squared norms and the error of the float64 Gram form, for the
+        # undecided rows' filter (see _filtered_rows)
+        self.sq, self.gram_error = sq, gram_error(sq, max_norm, d)
         self.index = [np.zeros((n, take), dtype=np.intp) for _ in codes]
         self.low2 = [np.full((n, take), np.inf) for _ in codes]
         self.high2 = [np.full((n, take), np.inf) for _ in codes]
@@ -153,7 +160,7 @@ class NeighbourLists:
         self.full = [{} for _ in codes]
         self.nbytes = sum(a.nbytes for group in (self.index, self.low2, self.high2,
                                                  self.direct, self.bound) for a in group)
-        self.nbytes += Z.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
+        self.nbytes += Z.nbytes + 2 * sq.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
 
     def all_pairs(self, k, code, i):
         """Row ``i``'s rows of other groups (attribute ``k``) and its direct distances to them.
@@ -216,7 +223,7 @@ def lists_nbytes(shape, n_attributes, length=None):
     """Bytes of the neighbour lists of ``shape`` rows x features (see NeighbourLists)."""
     n, d = shape
     take = min(LIST_LENGTH if length is None else length, n)
-    return n_attributes * n * (4 * take * 8 + 8 + _KEPT_ROWS * 8) + n * d * 8
+    return n_attributes * n * (4 * take * 8 + 8 + _KEPT_ROWS * 8) + n * d * 8 + 2 * n * 8
 
 
 #: Undecided rows answered by a plain search (below) rather than the engine.
@@ -235,12 +242,95 @@ def _answer(lists, X, y, codes, n_jobs, minmax):
         engine = ExactEngine(X, [y], codes, minmax=minmax)
         rows[:, todo] = engine.rows(todo, n_jobs=n_jobs)[0]
     else:
-        # A few rows (the same ones for most labellings): their feature
-        # distances to every row of another group, kept, and the label part
-        # added; the same pair values as the engine's.
+        # A few rows (about the same ones for many labellings): those whose
+        # distances to every row of another group the lists keep read them;
+        # the others are filtered by the Gram form (see _filtered_rows).
         y = np.asarray(y, dtype=np.float64)
         for k, code in enumerate(codes):
+            fresh = []
             for i in np.flatnonzero(undecided[k]):  # the rows decided here are answered
-                others, feature = lists.all_pairs(k, code, i)
-                rows[k, i] = np.hypot(feature, y[i] - y[others]).min()
+                if i in lists.full[k]:
+                    others, feature = lists.all_pairs(k, code, i)
+                    rows[k, i] = np.hypot(feature, y[i] - y[others]).min()
+                else:
+                    fresh.append(i)
+            if fresh:
+                fresh = np.asarray(fresh, dtype=np.intp)
+                # small products: BLAS threads would cost more than they bring
+                with _blas_controller().limit(limits=BLAS_THREADS, user_api="blas"):
+                    rows[k, fresh] = _filtered_rows(lists, k, code, fresh, y, rows[k, fresh])
     return rows
+
+
+_CONTROLLER = []
+
+
+def _blas_controller():
+    """One ThreadpoolController of the process (``threadpool_limits`` scans the
+    loaded libraries on every call, about 2 ms; a kept controller sets the limit
+    in microseconds)."""
+    if not _CONTROLLER:
+        _CONTROLLER.append(ThreadpoolController())
+    return _CONTROLLER[0]
+
+
+#: Cells (rows x all rows) of one chunk of the undecided rows' Gram filter.
+_FILTER_CELLS = 1 << 20
+
+
+def _filtered_rows(lists, k, code, todo, y, best):
+    """The exact answers of the undecided rows ``todo`` (attribute ``k``).
+
+    ``best`` is each row's best listed total, an upper bound of its answer.
+    A row of another group can be the nearest only if the square of the lower
+    bound of its total, ``low^2 + label^2`` with ``low`` the float64 Gram
+    form's lower bound of the feature distance (its error bound as in the
+    engine, widened by ``_BOUND_SLACK``), is not above ``best^2`` (with the
+    slack and the floor of :meth:`NeighbourLists.answer`): the nearest row
+    always passes. Only those pairs get their direct
+    distance (:func:`pair_feature_distances`, the engine's value pair by
+    pair), so the smallest total is the one over every row of another
+    group, bit for bit. A row none of whose pairs passes (never expected)
+    is answered over every row of another group.
+    """
+    Z, scale, n = lists.Z, lists.scale, lists.Z.shape[0]
+    down = scale * (1.0 - _BOUND_SLACK)
+    out = np.empty(todo.size)
+    step = max(1, _FILTER_CELLS // max(n, 1))
+    for s in range(0, todo.size, step):
+        rows = todo[s:s + step]
+        with np.errstate(over="ignore", invalid="ignore"):
+            # on squares, in place: low^2 + label^2 <= best^2 (as in answer)
+            low2 = Z[rows] @ Z.T
+            low2 *= -2.0
+            low2 += lists.sq[None, :]
+            low2 += lists.sq[rows, None]
+            low2 -= lists.gram_error[rows, None]
+            np.maximum(low2, 0.0, out=low2)
+            low2 *= down * down
+            label2 = y[rows, None] - y[None, :]
+            label2 *= label2
+            low2 += label2
+            threshold = np.square(best[s:s + step]) * _SQUARE_SLACK + _SQUARE_FLOOR
+            may = low2 <= threshold[:, None]
+        may &= code[None, :] != code[rows, None]
+        q, j = _nonzero_2d(may)
+        feature = np.empty(q.size)
+        for c in range(0, q.size, _PAIR_CHUNK):  # bounded memory
+            qs, js = rows[q[c:c + _PAIR_CHUNK]], j[c:c + _PAIR_CHUNK]
+            feature[c:c + _PAIR_CHUNK] = pair_feature_distances(Z[qs], Z[js]) * scale
+        total = np.hypot(feature, y[rows[q]] - y[j])
+        counts = np.bincount(q, minlength=rows.size)
+        found = counts > 0
+        starts = np.searchsorted(q, np.arange(rows.size))
+        part = out[s:s + rows.size]
+        if found.all():
+            part[:] = np.minimum.reduceat(total, starts)
+        else:
+            for r, i in enumerate(rows):
+                if found[r]:
+                    part[r] = total[starts[r]:starts[r] + counts[r]].min()
+                else:
+                    others, feat = lists.all_pairs(k, code, i)
+                    part[r] = np.hypot(feat, y[i] - y[others]).min()
+    return out
