@@ -197,20 +197,25 @@ class NeighbourLists:
         undecided = np.zeros((n_attr, n), dtype=bool)
         for k in range(n_attr):
             index, direct = self.index[k], self.direct[k]
+            flat_index, flat_direct = index.reshape(-1), direct.reshape(-1)
             with np.errstate(over="ignore"):
-                label2 = np.square(y[:, None] - y[index])
-                best_high2 = (self.high2[k] + label2).min(axis=1)
+                # in place; (y_j - y_i)^2 is (y_i - y_j)^2 exactly
+                label2 = y[index]
+                label2 -= y[:, None]
+                label2 *= label2
+                best_high2 = np.add(self.high2[k], label2).min(axis=1)
                 label2 += self.low2[k]
                 threshold = best_high2 * _SQUARE_SLACK + _SQUARE_FLOOR
-            q, j = np.nonzero(label2 <= threshold[:, None])
-            feature = direct[q, j]
+            kept = np.flatnonzero(label2 <= threshold[:, None])  # row-major, as np.nonzero
+            q = kept // index.shape[1]
+            other = flat_index[kept]
+            feature = flat_direct[kept]
             need = np.flatnonzero(np.isnan(feature))
             for s in range(0, need.size, _PAIR_CHUNK):  # bounded memory
                 at = need[s:s + _PAIR_CHUNK]
-                qs, js = q[at], j[at]
-                feature[at] = direct[qs, js] = pair_feature_distances(
-                    self.Z[qs], self.Z[index[qs, js]]) * self.scale
-            total = np.hypot(feature, y[q] - y[index[q, j]])
+                feature[at] = flat_direct[kept[at]] = pair_feature_distances(
+                    self.Z[q[at]], self.Z[other[at]]) * self.scale
+            total = np.hypot(feature, y[q] - y[other])
             # Every row keeps at least its pair of smallest high2 + label^2
             # (low2 <= high2), so each row has a run in q, in order.
             best = np.minimum.reduceat(total, np.searchsorted(q, np.arange(n)))
