@@ -157,9 +157,13 @@ class NeighbourLists:
                     last = gram[:, -1]
                     low_out = np.sqrt(np.maximum(last - 2.0 * err[:, 0], 0.0)) * down
                     self.bound[k][rows] = low_out if others.size > t else np.inf
+        # per row, the least low2 past the first pass's columns (inf if none)
+        self.tail = [low2[:, _HEAD:].min(axis=1) if low2.shape[1] > _HEAD
+                     else np.full(n, np.inf) for low2 in self.low2]
         self.full = [{} for _ in codes]
         self.nbytes = sum(a.nbytes for group in (self.index, self.low2, self.high2,
-                                                 self.direct, self.bound) for a in group)
+                                                 self.direct, self.bound, self.tail)
+                          for a in group)
         self.nbytes += Z.nbytes + 2 * sq.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
 
     def all_pairs(self, k, code, i):
@@ -189,7 +193,12 @@ class NeighbourLists:
         rounded to subnormals; a square past the largest float is ``inf``,
         which keeps every pair when it is the bound). Those few pairs (about
         one per row) get their direct distance and the engine's ``hypot``, so
-        the answer is the engine's bit for bit.
+        the answer is the engine's bit for bit. The lists are sorted by the
+        Gram form, so a first pass reads the first ``_HEAD`` columns: a row
+        whose threshold is below ``tail`` (the least ``low2`` of its other
+        columns) keeps no other column and has the same smallest
+        ``high2 + label^2`` (``high2 >= low2``); the other rows (a few per
+        cent on a search's labellings) are read in full. The same pairs kept.
         """
         y = np.asarray(y, dtype=np.float64)
         n_attr, n = len(self.index), y.shape[0]
@@ -197,23 +206,30 @@ class NeighbourLists:
         undecided = np.zeros((n_attr, n), dtype=bool)
         for k in range(n_attr):
             index, direct = self.index[k], self.direct[k]
-            flat_index, flat_direct = index.reshape(-1), direct.reshape(-1)
-            with np.errstate(over="ignore"):
-                # in place; (y_j - y_i)^2 is (y_i - y_j)^2 exactly
-                label2 = y[index]
-                label2 -= y[:, None]
-                label2 *= label2
-                best_high2 = np.add(self.high2[k], label2).min(axis=1)
-                label2 += self.low2[k]
-                threshold = best_high2 * _SQUARE_SLACK + _SQUARE_FLOOR
-            kept = np.flatnonzero(label2 <= threshold[:, None])  # row-major, as np.nonzero
-            q = kept // index.shape[1]
-            other = flat_index[kept]
-            feature = flat_direct[kept]
+            width = index.shape[1]
+            head = min(_HEAD, width)
+            # The first columns for every row; a row whose threshold reaches the
+            # lower bound of its other columns (``tail``) is read in full.
+            mask, threshold = _pass(y, slice(None), index[:, :head], self.high2[k][:, :head],
+                                    self.low2[k][:, :head])
+            wide = np.flatnonzero(~(threshold < self.tail[k]))
+            mask[wide] = False
+            q, col = np.divmod(np.flatnonzero(mask), head)
+            pos = q * width + col
+            if wide.size:
+                mask, _ = _pass(y, wide, index[wide], self.high2[k][wide], self.low2[k][wide])
+                q_w, col_w = np.divmod(np.flatnonzero(mask), width)
+                q = np.concatenate([q, wide[q_w]])
+                pos = np.concatenate([pos, wide[q_w] * width + col_w])
+                order = np.argsort(q, kind="stable")
+                q, pos = q[order], pos[order]
+            other = index.reshape(-1)[pos]
+            flat_direct = direct.reshape(-1)
+            feature = flat_direct[pos]
             need = np.flatnonzero(np.isnan(feature))
             for s in range(0, need.size, _PAIR_CHUNK):  # bounded memory
                 at = need[s:s + _PAIR_CHUNK]
-                feature[at] = flat_direct[kept[at]] = pair_feature_distances(
+                feature[at] = flat_direct[pos[at]] = pair_feature_distances(
                     self.Z[q[at]], self.Z[other[at]]) * self.scale
             total = np.hypot(feature, y[q] - y[other])
             # Every row keeps at least its pair of smallest high2 + label^2
@@ -224,11 +240,27 @@ class NeighbourLists:
         return out, undecided
 
 
+#: Columns of the lists' first pass (see NeighbourLists.answer).
+_HEAD = 4
+
+
+def _pass(y, rows, index, high2, low2):
+    """The listed pairs of ``rows`` that may be nearest (a mask) and each row's threshold."""
+    with np.errstate(over="ignore"):
+        label2 = y[index]  # in place; (y_j - y_i)^2 is (y_i - y_j)^2 exactly
+        label2 -= y[rows, None]
+        label2 *= label2
+        best_high2 = np.add(high2, label2).min(axis=1)
+        label2 += low2
+        threshold = best_high2 * _SQUARE_SLACK + _SQUARE_FLOOR
+    return label2 <= threshold[:, None], threshold
+
+
 def lists_nbytes(shape, n_attributes, length=None):
     """Bytes of the neighbour lists of ``shape`` rows x features (see NeighbourLists)."""
     n, d = shape
     take = min(LIST_LENGTH if length is None else length, n)
-    return n_attributes * n * (4 * take * 8 + 8 + _KEPT_ROWS * 8) + n * d * 8 + 2 * n * 8
+    return n_attributes * n * (4 * take * 8 + 16 + _KEPT_ROWS * 8) + n * d * 8 + 2 * n * 8
 
 
 #: Undecided rows answered by a plain search (below) rather than the engine.
