@@ -61,3 +61,18 @@ def test_filter_computes_few_direct_pairs(monkeypatch):
     assert np.array_equal(got, exact_row_distances(X, [y_pred], codes)[0])
     assert undecided > 0
     assert sum(sizes) < 0.5 * undecided * X.shape[0]  # far fewer than all pairs
+
+
+def test_row_value_order_is_lexsort_of_row_value_column():
+    """The selection's one-key sort gives np.lexsort's order of (row, value, column)."""
+    rng = np.random.default_rng(0)
+    specials = np.array([-1.5, -0.0, 0.0, 2.5, np.inf, -np.inf, 1e-40, -1e-40, 3.0],
+                        dtype=np.float32)
+    for t in range(100):
+        n = int(rng.integers(1, 3000))
+        flat = np.unique(rng.integers(0, 50 * 1000, n))  # row-major positions
+        q, c = np.divmod(flat, 1000)
+        v = (rng.choice(specials, flat.size) if t % 2
+             else rng.standard_normal(flat.size).astype(np.float32))
+        got = _neighbour_lists._row_value_order(q, v)
+        assert np.array_equal(got, np.lexsort((c, v, q))), t
