@@ -12,7 +12,6 @@ from skfair_manifold.distances._exact_kernel import (
 from skfair_manifold.distances._numerics import scaled_features
 from skfair_manifold.utils._parallel import working_memory_bytes
 
-
 #: Rows of other groups kept per row and attribute in the neighbour lists.
 LIST_LENGTH = 32
 
@@ -183,7 +182,8 @@ class NeighbourLists:
         self.nbytes = sum(a.nbytes for group in (self.index, self.low2, self.high2,
                                                  self.direct, self.bound, self.tail)
                           for a in group)
-        self.nbytes += Z.nbytes + 2 * sq.nbytes + len(codes) * _KEPT_ROWS * n * 8  # room for all_pairs
+        # room for all_pairs
+        self.nbytes += Z.nbytes + 2 * sq.nbytes + len(codes) * _KEPT_ROWS * n * 8
 
     def all_pairs(self, k, code, i):
         """Row ``i``'s rows of other groups (attribute ``k``) and its direct distances to them.
