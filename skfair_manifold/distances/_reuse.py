@@ -16,10 +16,10 @@ process, what does not move:
   every row left out. Every labelling, the first included, is answered from
   the lists in ``O(n x LIST_LENGTH)``: a row's answer is exact when its best
   listed total is not above that bound (every row left out is at least as
-  far, whatever its label); the few other rows are queried exactly, and
-  their distances to all rows kept, as they are about the same rows for
-  every labelling. When the lists would not fit, one joint pass of the
-  exact engine answers the labellings of the call.
+  far, whatever its label); the few other rows are queried exactly (a
+  float64 Gram filter, then the direct distances of the rows it keeps:
+  ``_neighbour_lists._filtered_rows``). When the lists would not fit, one
+  joint pass of the exact engine answers the labellings of the call.
 
 Every value is the engine's: the smallest *direct* feature distance (see
 :mod:`._exact`) combined with the label part by ``hypot``, so a cached
