@@ -4,18 +4,13 @@
 import numpy as np
 import pytest
 
-from skfair_manifold.cli import EXIT_DATA, EXIT_OK, main
+from skfair_manifold.cli import EXIT_DATA, EXIT_OK
 
 pd = pytest.importorskip("pandas")
 
+from _cli import run_cli  # noqa: E402
 
-def cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # pragma: no cover - argparse's own exits
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+cli = run_cli
 
 
 @pytest.fixture(scope="module")

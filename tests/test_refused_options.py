@@ -8,21 +8,16 @@ auditor's ``bound="newcombe"`` and ``positive_label`` with an amount.
 import numpy as np
 import pytest
 
-from skfair_manifold.cli import EXIT_OK, main
+from skfair_manifold.cli import EXIT_OK
 from skfair_manifold.datasets import make_biased_wages
 from skfair_manifold.metrics import fairness_report
 from skfair_manifold.situation_testing import SituationTestingAuditor
 
 pd = pytest.importorskip("pandas")
 
+from _cli import run_cli  # noqa: E402
 
-def _cli(capsys, *args):
-    try:
-        code = main([str(a) for a in args])
-    except SystemExit as exc:  # pragma: no cover - argparse's own exits
-        code = exc.code
-    out = capsys.readouterr()
-    return code, out.out, out.err
+_cli = run_cli
 
 
 def _rows(n=200, seed=0):
