@@ -16,6 +16,8 @@ import sys
 
 import numpy as np
 
+from ._sweep_outcome import Wrong
+
 WAGE_GRAPH = ["education", "experience", "region", "sector", "sex"]
 
 
@@ -104,8 +106,6 @@ def _terminal(args):
         return None if found is None else f"raw {found.group()!r} on stderr"
 
     def run():
-        from .input_sweep import Wrong
-
         wrong = case()
         return 0.0 if wrong is None else Wrong(wrong)
     return run

@@ -51,15 +51,13 @@ from pathlib import Path
 
 import numpy as np
 
+from ._sweep_outcome import Wrong
+
 TIME_LIMIT = 30  # seconds per case
 
 
 class _Timeout(Exception):
     pass
-
-
-class Wrong(str):
-    """A command line's output that its check found wrong: the case is silent."""
 
 
 def _alarm(signum, frame):
