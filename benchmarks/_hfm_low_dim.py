@@ -61,7 +61,8 @@ def kdtree_reference(X, labels, codes):
     return out
 
 
-def best(func, repeat):
+def best_of(func, repeat):
+    """``func``'s result and its best wall time over ``repeat`` runs, the cache emptied."""
     from skfair_manifold.distances._testing import reuse_cache
 
     t_best, out = np.inf, None
@@ -83,23 +84,23 @@ def low_dim(args, grid_data, run):
     for n, p, g in shapes(args.quick, args.rows):
         X, y_true, y_pred, A = grid_data(n, p, g)
         repeat = 1 if n >= 1_000_000 else args.repeat
-        exact, t_e = best(lambda: run(X, y_true, y_pred, A, "exact"), repeat)
-        ref, t_k = best(lambda: kdtree_reference(X, [y_true, y_pred], [A[:, 0], A[:, 1]]),
+        exact, t_e = best_of(lambda: run(X, y_true, y_pred, A, "exact"), repeat)
+        ref, t_k = best_of(lambda: kdtree_reference(X, [y_true, y_pred], [A[:, 0], A[:, 1]]),
                         repeat)
         for key, l in (("d_avg", 0), ("d_f_avg", 1)):
             want = ref[l].mean(axis=1).mean()  # Eq. 6-7: the attributes averaged
             assert abs(exact[key] - want) <= 1e-12 * want, (n, p, g, key, exact[key], want)
         if n < 1_000_000:
-            _, t_a = best(lambda: run(X, y_true, y_pred, A, "approx"), repeat)
+            _, t_a = best_of(lambda: run(X, y_true, y_pred, A, "approx"), repeat)
             a_cell = f"{t_a:.2f}"
         else:
             # The approximation's time grows faster than its rows (the sort, the
             # checks against every row): ten times its time at 100,000 rows is a
             # lower bound, and it is not run (minutes at a million rows).
             small = grid_data(100_000, p, g)
-            t_a = 10 * best(lambda: run(*small, "approx"), args.repeat)[1]
+            t_a = 10 * best_of(lambda: run(*small, "approx"), args.repeat)[1]
             a_cell = f"> {t_a:.0f} (not run; 10 x its 100,000 rows)"
-        auto, t_auto = best(lambda: run(X, y_true, y_pred, A, "auto"), repeat)
+        auto, t_auto = best_of(lambda: run(X, y_true, y_pred, A, "auto"), repeat)
         if auto.method == "exact":
             for key in ("hfm_avg", "hfm_max", "d_avg", "d_max"):
                 assert auto[key] == exact[key], (n, p, g, key)
@@ -137,7 +138,7 @@ def floor(args, grid_data, run):
     n, p = (30_000, 100) if not args.quick else (6_000, 100)
     X, y_true, y_pred, A = grid_data(n, p, 5)
     run(*grid_data(2000, p, 5), "exact")  # warm-up
-    _, t_e = best(lambda: run(X, y_true, y_pred, A, "exact"), args.repeat)
+    _, t_e = best_of(lambda: run(X, y_true, y_pred, A, "exact"), args.repeat)
     Z = np.column_stack([y_true.astype(float), X])
     block = 2048
 
@@ -146,7 +147,7 @@ def floor(args, grid_data, run):
             for s in range(0, n, block):
                 Z[s:s + block] @ Z.T
 
-    _, t_b = best(one_pass, args.repeat)
+    _, t_b = best_of(one_pass, args.repeat)
     command = ("flock /tmp/bench.lock python -m benchmarks.bench_hfm_auto --floor"
                f"{' --quick' if args.quick else ''} --repeat {args.repeat}")
     line = (f"exact hfm_report {n:,} x {p} (attributes of 2 and 5 values, both labels): "

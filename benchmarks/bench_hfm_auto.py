@@ -37,6 +37,7 @@ import time
 import numpy as np
 
 from ._generated import credit_like, flipped, law_like
+from ._hfm_low_dim import best_of, floor, low_dim
 from ._io import add_results_dir, machine, write_result
 
 
@@ -48,19 +49,6 @@ def grid_data(n, p, groups, seed=0):
     y_true = (X[:, 0] > 0.5).astype(int)
     y_pred = np.where(rng.random(n) < 0.1, 1 - y_true, y_true)
     return X, y_true, y_pred, A
-
-
-def best_of(func, repeat):
-    """``func``'s result and its best wall time over ``repeat`` runs, the cache emptied."""
-    from skfair_manifold.distances._testing import reuse_cache
-
-    best, out = np.inf, None
-    for _ in range(max(1, repeat)):
-        reuse_cache().clear()
-        t0 = time.perf_counter()
-        out = func()
-        best = min(best, time.perf_counter() - t0)
-    return out, best
 
 
 def run(X, y_true, y_pred, A, method):
@@ -300,8 +288,6 @@ def main(argv=None):
     if args.cost:
         cost(args)
     elif args.low_dim or args.floor:
-        from ._hfm_low_dim import floor, low_dim
-
         (low_dim if args.low_dim else floor)(args, grid_data, run)
     else:
         grid(args)

@@ -30,9 +30,9 @@ from ._readers import (
     MSG_DATA_NAMES,
     MSG_DECISION_MISSING,
     MSG_LENGTH,
-    MSG_SCORE_BAD,
     _as_objects,
     _selected_rows,
+    score_median,
     unknown_mask,
 )
 from ._strata import estimated_characteristic
@@ -169,13 +169,7 @@ def _proxy_name(proxy):
 def _median(frame, column):
     import narwhals as nw
 
-    score = nw.col(column).cast(nw.Float64())
-    out = collect(frame.select(score.median().alias("m"), score.null_count().alias("nulls")))
-    median = float(to_numpy(out["m"])[0])
-    nulls = int(to_numpy(out["nulls"])[0])
-    if nulls or not np.isfinite(median):
-        raise ValueError(MSG_SCORE_BAD.format(
-            problem=f"{nulls} value(s) are missing" if nulls else "its median is not a number"))
+    score, median = score_median(frame, column)
     ties = collect(frame.select((score == median).cast(nw.Int64()).sum().alias("t")))
     return median, int(to_numpy(ties["t"])[0])
 

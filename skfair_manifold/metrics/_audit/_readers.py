@@ -186,18 +186,27 @@ def _unknowns(cells, sens, unknown):
     return values
 
 
-def _frame_scores(frame, sens, target, unknown, extra):
-    """A score's table: the exact median in the engine, then one GROUP BY of the sensitive
-    columns and whether each score is above it (with the ties at it)."""
+def score_median(frame, column):
+    """The score column as a float expression and its exact median in the engine (Dask's
+    own quantile there); a missing score or a median that is not a number refused."""
     import narwhals as nw
 
-    score = nw.col(target).cast(nw.Float64())
+    score = nw.col(column).cast(nw.Float64())
     stats = collect(frame.select(score.median().alias("m"), score.null_count().alias("nulls")))
     median = float(to_numpy(stats["m"])[0])
     nulls = int(to_numpy(stats["nulls"])[0])
     if nulls or not np.isfinite(median):
         raise ValueError(MSG_SCORE_BAD.format(
             problem=f"{nulls} value(s) are missing" if nulls else "its median is not a number"))
+    return score, median
+
+
+def _frame_scores(frame, sens, target, unknown, extra):
+    """A score's table: the exact median in the engine, then one GROUP BY of the sensitive
+    columns and whether each score is above it (with the ties at it)."""
+    import narwhals as nw
+
+    score, median = score_median(frame, target)
     cells = collect(frame.select(*[nw.col(c) for c in sens], (score > median).alias(_SEL),
                                  (score == median).cast(nw.Int64()).alias(_TIES))
                     .group_by(*sens, _SEL).agg(nw.len().alias(_COUNT),
