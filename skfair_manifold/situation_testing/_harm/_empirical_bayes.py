@@ -124,14 +124,18 @@ def _distinct(*columns):
     return values, inverse.ravel(), counts.astype(np.float64)
 
 
+def _spread(rate, n):
+    """The binomial standard deviation of a rate of ``n`` testers; at a rate of 0 or 1
+    that of a variance of ``1 / (4 n)`` (the rate is not exact there either)."""
+    return np.sqrt(np.maximum(rate * (1 - rate), 0.25 / n) / n)
+
+
 def _support(u1, un1, u2, un2, counts):
     """The grid of the triangle, and the points of the observations whose likelihood is
     narrower than its step (see :data:`SHARP_POINTS`), put on the triangle (``u1 < u2``:
     both at their pooled rate) and inside ``(0, 1)``."""
     p1, p2 = _triangle()
-    sd = np.sqrt(np.minimum(np.maximum(u1 * (1 - u1), 0.25 / un1) / un1,
-                            np.maximum(u2 * (1 - u2), 0.25 / un2) / un2))
-    sharp = np.flatnonzero(sd < 1.0 / RATE_GRID)
+    sharp = np.flatnonzero(np.minimum(_spread(u1, un1), _spread(u2, un2)) < 1.0 / RATE_GRID)
     if sharp.shape[0] == 0:
         return p1, p2
     sharp = sharp[np.argsort(-counts[sharp], kind="stable")[:SHARP_POINTS]]
